@@ -1,0 +1,212 @@
+"""``replayssm-lint``: check (and fix) vLLM launches in every kind of file.
+
+Exit codes: 0 no findings, 1 findings (or, for ``fix --diff``, changes), 2 usage
+or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from . import __version__, report
+from .config import PLATFORMS, ConfigError, LintConfig, project_config, split_codes
+from .lint import FileResult, detect_kind, lint_text
+from .model import Finding
+from .rules import BY_CODE, RULES
+
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "node_modules",
+                       "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+                       "site-packages", ".eggs"})
+MAX_FILE_BYTES = 5_000_000
+
+
+def read_text(path: str) -> str | None:
+    """The file's text (undecodable bytes replaced), or None for binary/huge files."""
+    try:
+        if os.path.getsize(path) > MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    if b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def iter_files(paths: Sequence[str], excludes: Sequence[str]) -> Iterator[str]:
+    def excluded(path: str) -> bool:
+        name = os.path.basename(path)
+        return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(path, pat) for pat in excludes)
+
+    for root in paths:
+        if os.path.isfile(root):
+            if not excluded(root):
+                yield root
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS
+                                 and not excluded(os.path.join(dirpath, d)))
+            for name in sorted(filenames):
+                path = os.path.join(dirpath, name)
+                if not excluded(path):
+                    yield path
+
+
+def lint_file(path: str, config: LintConfig, kind: str | None = None) -> FileResult | None:
+    text = read_text(path)
+    if text is None:
+        return None
+    kind = kind or detect_kind(path, text)
+    if kind is None:
+        return None
+    try:
+        return lint_text(text, kind, config, path=path)
+    except Exception as exc:  # a bug of ours must not hide the other files' findings
+        return FileResult([], [], error=f"{path}: internal error: {type(exc).__name__}: {exc}")
+
+
+def _lint_job(args: tuple[str, LintConfig]) -> FileResult | None:
+    return lint_file(*args)
+
+
+def build_config(ns: argparse.Namespace) -> LintConfig:
+    start = Path(ns.paths[0] if ns.paths else ".")
+    base = project_config(start if start.is_dir() else start.parent)
+    if ns.platform and ns.platform not in PLATFORMS:
+        raise ConfigError(f"--platform must be one of {', '.join(PLATFORMS)}")
+    return base.merged(
+        vllm_version=ns.vllm_version,
+        platform=ns.platform,
+        select=split_codes(ns.select) or None,
+        ignore=(base.ignore + split_codes(ns.ignore)) or None,
+        enable=(base.enable + split_codes(ns.enable)) or None,
+    )
+
+
+def _validate(config: LintConfig) -> None:
+    from .knowledge import knowledge
+    from .target import explicit_release
+
+    explicit_release(config, knowledge())  # raises ConfigError for releases without ReplaySSM
+    unknown = [c for c in config.select + config.ignore + config.enable
+               if not any(code.startswith(c) for code in BY_CODE)]
+    if unknown:
+        raise ConfigError(f"unknown code(s): {', '.join(unknown)}")
+
+
+def run_check(ns: argparse.Namespace) -> int:
+    config = build_config(ns)
+    _validate(config)
+    results: list[FileResult] = []
+    if ns.stdin_filename is not None or ns.paths == ["-"]:
+        name = ns.stdin_filename or "stdin.py"
+        text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        kind = detect_kind(name, text) or "python"
+        results.append(lint_text(text, kind, config, path=name))
+    else:
+        excludes = [p.strip() for p in ns.exclude.split(",") if p.strip()]
+        files = list(iter_files(ns.paths, excludes))
+        if ns.jobs > 1 and len(files) > 1:
+            with ProcessPoolExecutor(max_workers=ns.jobs) as pool:
+                results += [r for r in pool.map(_lint_job, [(f, config) for f in files], chunksize=16) if r]
+        else:
+            results += [r for r in (lint_file(f, config) for f in files) if r]
+    findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
+    errors = [r.error for r in results if r.error]
+    for error in errors:
+        print(f"replayssm-lint: {error}", file=sys.stderr)
+    if ns.verbose:
+        for r in results:
+            for v in r.verdicts:
+                where = v.launch.anchor
+                path = next((f.path for f in r.findings), "")
+                print(f"replayssm-lint: {path or '?'}:{where.line}: {v.launch.label or v.launch.entry} "
+                      f"judged for vLLM {v.target.release.version} ({v.target.reason}); "
+                      f"model: {v.model_detail}", file=sys.stderr)
+    sys.stdout.write(_render(ns.format, findings))
+    return 1 if findings else 0
+
+
+def _render(fmt: str, findings: Sequence[Finding]) -> str:
+    if fmt == "json":
+        return report.as_json(findings)
+    if fmt == "sarif":
+        return report.sarif(findings, ((r.code, r.summary.split(". ")[0], r.doc()) for r in RULES))
+    if fmt == "github":
+        return report.github(findings)
+    return report.text(findings)
+
+
+def run_explain(ns: argparse.Namespace) -> int:
+    if ns.all or not ns.code:
+        for rule in RULES:
+            state = "" if rule.default_enabled else " (off by default)"
+            print(f"{rule.code}  {rule.name}{state}")
+        return 0
+    rule = BY_CODE.get(ns.code.upper())
+    if rule is None:
+        print(f"replayssm-lint: unknown code {ns.code!r}", file=sys.stderr)
+        return 2
+    sys.stdout.write(rule.doc())
+    return 0
+
+
+def _add_target_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--vllm-version", help="vLLM release to judge for (default: image tag, pins, installed, newest)")
+    p.add_argument("--platform", choices=PLATFORMS, help="platform vLLM runs on (default: cuda)")
+    p.add_argument("--select", help="comma-separated codes or prefixes to report (default: RSM)")
+    p.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
+    p.add_argument("--enable", help="off-by-default codes to turn on (RSM201)")
+    p.add_argument("--exclude", default="", help="comma-separated globs of paths to skip")
+    p.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="replayssm-lint", description=__doc__.splitlines()[0])
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="report vLLM launches that ReplaySSM makes fail")
+    _add_target_options(check)
+    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    check.add_argument("--jobs", "-j", type=int, default=1, help="parallel processes")
+    check.add_argument("--verbose", "-v", action="store_true", help="say which release judged each launch")
+    check.add_argument("--stdin-filename", help="read the file from stdin, named like this")
+    fix = sub.add_parser("fix", help="rewrite launches into ones the target release accepts")
+    _add_target_options(fix)
+    fix.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
+    fix.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
+    fix.add_argument("--unsafe", action="store_true", help="also apply unsafe fixes")
+    explain = sub.add_parser("explain", help="print a code's documentation")
+    explain.add_argument("code", nargs="?")
+    explain.add_argument("--all", action="store_true", help="list every code")
+    return ap
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    ap = parser()
+    try:
+        ns = ap.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:
+        return int(exc.code or 0) if exc.code in (0, None) else 2
+    try:
+        if ns.command == "check":
+            return run_check(ns)
+        if ns.command == "explain":
+            return run_explain(ns)
+        if ns.command == "fix":
+            from .fix.command import run_fix
+
+            return run_fix(ns, build_config(ns))
+    except ConfigError as exc:
+        print(f"replayssm-lint: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # pragma: no cover
+        return 130
+    return 2

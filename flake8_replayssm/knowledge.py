@@ -1,0 +1,200 @@
+"""The vLLM facts the linter encodes, loaded once from the packaged TOML files.
+
+Everything release-specific lives in ``data/releases.toml`` and everything about
+option spellings in ``data/options.toml``; this module only reads them into
+typed objects, so that a new vLLM release is a data change.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Mapping
+
+from .conditions import Condition, compile_condition
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+PLATFORMS = ("cuda", "rocm", "xpu")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One ``raise`` of vLLM's startup validation, as data."""
+
+    id: str
+    code: str
+    when: Condition
+    message: str
+    fix: str
+    applies: str = "replayssm"  # "replayssm": only when use_replayssm is on; "always"
+    at: str = "use_replayssm"  # the option whose token the finding is reported at
+    stage: str = ""
+
+
+@dataclass(frozen=True)
+class Release:
+    """How one vLLM release treats a ReplaySSM launch."""
+
+    version: str
+    profile: str
+    source: str
+    supported: Mapping[str, frozenset[str]]
+    kimi: frozenset[str]
+    prefix_caching_default: Mapping[str, bool]
+    cache_mode: str
+    cache_mode_all_classes: frozenset[str]
+    cache_mode_choices: tuple[str, ...]
+    cache_mode_deprecated: bool
+    runner: str
+    v1_spec_methods: frozenset[str]
+    v2_spec_methods: frozenset[str]
+    v1_cache_mode_all: bool
+    v1_flags: tuple[str, ...]
+    disable_aliases: bool
+    yaml_false: str
+    checks: tuple[Check, ...]
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return version_key(self.version)
+
+    def supports(self, architecture: str, platform: str) -> bool:
+        return architecture in self.supported.get(platform, frozenset())
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str
+    kind: str
+    short: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    releases: Mapping[str, Release]
+    options: Mapping[str, OptionSpec]
+    flags_without_value: frozenset[str]
+    valid_backends: tuple[str, ...]
+    default_backend: str
+    default_buffer_len: int
+    kv_instance_roles: frozenset[str]
+    api_server_modules: tuple[str, ...]
+    unresolved_stand_ins: tuple[str, ...]
+    default_model: str
+    default_model_architecture: str
+
+    @property
+    def newest(self) -> Release:
+        return max(self.releases.values(), key=lambda r: r.key)
+
+    def release(self, version: str) -> Release | None:
+        return self.releases.get(normalize_version(version))
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    parts: list[int] = []
+    for piece in version.split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def normalize_version(version: str) -> str:
+    """``v0.33.0`` and ``0.33`` both mean ``0.33.0``; local tags are dropped."""
+    text = version.strip().lstrip("vV").split("+")[0]
+    parts = text.split(".")
+    while len(parts) < 3:
+        parts.append("0")
+    return ".".join(parts[:3])
+
+
+def _read(name: str) -> dict[str, Any]:
+    with resources.files(__package__).joinpath("data", name).open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def _resolve_extends(raw: Mapping[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    resolved: dict[str, dict[str, Any]] = {}
+
+    def get(version: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
+        if version in resolved:
+            return resolved[version]
+        if version in seen:
+            raise ValueError(f"releases.toml: cycle in extends at {version}")
+        table = dict(raw[version])
+        parent = table.pop("extends", None)
+        merged = dict(get(parent, seen + (version,))) if parent else {}
+        merged.update(table)
+        resolved[version] = merged
+        return merged
+
+    for version in raw:
+        get(version)
+    return resolved
+
+
+def _check(table: Mapping[str, Any]) -> Check:
+    return Check(
+        id=table["id"],
+        code=table["code"],
+        when=compile_condition(table["when"]),
+        message=table["message"],
+        fix=table["fix"],
+        applies=table.get("applies", "replayssm"),
+        at=table.get("at", "use_replayssm"),
+        stage=table.get("stage", ""),
+    )
+
+
+def _release(version: str, t: Mapping[str, Any]) -> Release:
+    return Release(
+        version=version,
+        profile=t["profile"],
+        source=t["source"],
+        supported={p: frozenset(t["supported"].get(p, ())) for p in PLATFORMS},
+        kimi=frozenset(t["kimi"]),
+        prefix_caching_default=dict(t["prefix_caching_default"]),
+        cache_mode=t["cache_mode"],
+        cache_mode_all_classes=frozenset(t["cache_mode_all_classes"]),
+        cache_mode_choices=tuple(t["cache_mode_choices"]),
+        cache_mode_deprecated=bool(t["cache_mode_deprecated"]),
+        runner=t["runner"],
+        v1_spec_methods=frozenset(t["v1_spec_methods"]),
+        v2_spec_methods=frozenset(t.get("v2_spec_methods", ())),
+        v1_cache_mode_all=bool(t["v1_cache_mode_all"]),
+        v1_flags=tuple(t["v1_flags"]),
+        disable_aliases=bool(t["disable_aliases"]),
+        yaml_false=t["yaml_false"],
+        checks=tuple(_check(c) for c in t["checks"]),
+    )
+
+
+@lru_cache(maxsize=1)
+def knowledge() -> Knowledge:
+    """Load and cache the packaged data (once per process; safe under fork and spawn)."""
+    releases_raw = _read("releases.toml")
+    options_raw = _read("options.toml")
+    merged = _resolve_extends(releases_raw["releases"])
+    options = {
+        name: OptionSpec(name, spec["kind"], tuple(spec.get("short", ())))
+        for name, spec in options_raw["options"].items()
+    }
+    return Knowledge(
+        releases={v: _release(v, t) for v, t in merged.items()},
+        options=options,
+        flags_without_value=frozenset(options_raw["argv"]["flags_without_value"]),
+        valid_backends=tuple(options_raw["backends"]["valid"]),
+        default_backend=options_raw["backends"]["default"],
+        default_buffer_len=int(options_raw["buffer"]["default"]),
+        kv_instance_roles=frozenset(options_raw["kv_roles"]["instance"]),
+        api_server_modules=tuple(options_raw["api_server"]["modules"]),
+        unresolved_stand_ins=tuple(releases_raw["model_kinds"]["unresolved_stand_ins"]),
+        default_model=releases_raw["model_kinds"]["default_model"],
+        default_model_architecture=releases_raw["model_kinds"]["default_model_architecture"],
+    )

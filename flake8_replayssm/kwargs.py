@@ -1,0 +1,34 @@
+"""``LLM(...)``, ``EngineArgs(...)`` and ``AsyncEngineArgs(...)`` keywords as a Launch.
+
+``LLM(model, **kwargs)`` hands its keywords straight to ``EngineArgs``, so a
+keyword name is always the EngineArgs field name and needs no spelling rules;
+the Python frontend has already turned literal values into Python values.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from .model import UNKNOWN, Launch, Setting, Span
+
+
+def launch_from_kwargs(*, label: str, anchor: Span, model: Setting | None,
+                       keywords: Mapping[str, Setting], open_ended: bool,
+                       env: Mapping[str, Setting], env_open_ended: bool = False,
+                       base_dir: str | None = None) -> Launch:
+    """The launch an engine constructor call performs.
+
+    A keyword given ``None`` means the field's default, as in EngineArgs.
+    """
+    options = {name: s for name, s in keywords.items() if s.value is not None and name != "model"}
+    if model is None and "model" in keywords:
+        model = keywords["model"]
+    if model is not None and model.value is None:
+        model = None
+    launch = Launch(entry="python", anchor=anchor, model=model, options=options, env=dict(env),
+                    open_ended=open_ended, env_open_ended=env_open_ended, label=label,
+                    base_dir=base_dir, form="kwargs")
+    if model is None and open_ended:
+        # the model may be in the part we cannot see; without it EngineArgs uses its default
+        launch.model = Setting("model", UNKNOWN, anchor, "")
+    return launch

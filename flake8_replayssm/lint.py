@@ -1,0 +1,212 @@
+"""Lint one text of any kind: detect the kind, pre-filter, find launches, judge them.
+
+This is the public Python API (``flake8_replayssm.check_source``) and what the
+CLI runs per file.  A text without a trigger token is never parsed, and the
+frontends (libcst, tree-sitter, PyYAML) are imported only for texts that need
+them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from .config import LintConfig
+from .engine import Verdict, judge
+from .model import Command, Finding, Launch, Span
+from .noqa import suppressed
+
+#: a text must contain one of these to hold anything we report
+TRIGGER = re.compile(r"replayssm|mamba[-_](?:block|cache)[-_]|--config|api_server|disable[-_]prefix[-_]caching",
+                     re.IGNORECASE)
+
+KINDS = ("python", "shell", "makefile", "dockerfile", "yaml", "notebook", "markdown")
+_SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
+
+
+def has_trigger(text: str) -> bool:
+    return TRIGGER.search(text) is not None
+
+
+def detect_kind(path: str, text: str | None = None) -> str | None:
+    """The file kind of ``path`` (None: not a file we read)."""
+    name = os.path.basename(path)
+    lower = name.lower()
+    if lower.endswith((".py", ".pyi")):
+        return "python"
+    if lower.endswith(".ipynb"):
+        return "notebook"
+    if lower.endswith((".md", ".markdown")):
+        return "markdown"
+    if lower.endswith((".yaml", ".yml")):
+        return "yaml"
+    if lower.endswith((".sh", ".bash", ".zsh", ".sbatch", ".slurm")):
+        return "shell"
+    if lower in ("makefile", "gnumakefile") or lower.endswith(".mk"):
+        return "makefile"
+    if lower in ("dockerfile", "containerfile") or lower.endswith((".dockerfile", ".containerfile")) \
+            or fnmatch.fnmatch(lower, "dockerfile.*") or fnmatch.fnmatch(lower, "containerfile.*"):
+        return "dockerfile"
+    if "." not in name and text is not None and _SHELL_SHEBANG.match(text):
+        return "shell"
+    return None
+
+
+@dataclass
+class FileResult:
+    verdicts: list[Verdict]
+    findings: list[Finding]
+    error: str | None = None
+
+
+def _shell(text: str, base_dir: str | None) -> list[Command]:
+    from .frontends.shell import commands_in_shell
+
+    return commands_in_shell(text, base_dir=base_dir)
+
+
+def _makefile(text: str, base_dir: str | None) -> list[Command]:
+    from .frontends.shell import commands_in_makefile
+
+    return commands_in_makefile(text, base_dir=base_dir)
+
+
+def _dockerfile(text: str, base_dir: str | None) -> list[Command]:
+    from .frontends.dockerfile import commands_in_dockerfile
+
+    return commands_in_dockerfile(text, base_dir=base_dir)
+
+
+def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
+    from .frontends.python import launches_in_python
+
+    try:
+        return launches_in_python(text, base_dir=base_dir)
+    except Exception:  # libcst cannot parse it (syntax error, newer grammar): no findings
+        return []
+
+
+def _commands_to_launches(commands: list[Command]) -> list[Launch]:
+    from .argv import launch_from_command
+
+    return [launch for launch in map(launch_from_command, commands) if launch is not None]
+
+
+def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
+    from .argv import launch_from_serve_config
+    from .frontends import yaml_manifests
+
+    if yaml_manifests.is_serve_config(text):
+        launch = launch_from_serve_config(text, base_dir=base_dir)
+        return [launch] if launch is not None else []
+    return _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir))
+
+
+def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
+    from .frontends import notebook
+
+    launches = _commands_to_launches(notebook.commands_in_notebook(text, path=path, base_dir=base_dir))
+    for cell, source in notebook.python_cells_of_notebook(text):
+        if has_trigger(source):
+            launches += [_in_cell(launch, cell) for launch in _python_launches(source, base_dir)]
+    return launches
+
+
+def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
+    from .frontends import markdown
+
+    launches = _commands_to_launches(markdown.commands_in_markdown(text, path=path, base_dir=base_dir))
+    for first_line, source in markdown.python_blocks_of_markdown(text):
+        if has_trigger(source):
+            launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
+    return launches
+
+
+def _move(launch: Launch, change: Callable[[Span], Span]) -> Launch:
+    """The same launch with every span moved (into a notebook cell, down a Markdown file)."""
+    from dataclasses import replace
+
+    def setting(s):  # type: ignore[no-untyped-def]
+        return replace(s, span=change(s.span), value_span=change(s.value_span) if s.value_span else None)
+
+    return replace(
+        launch,
+        anchor=change(launch.anchor),
+        model=setting(launch.model) if launch.model else None,
+        options={k: setting(v) for k, v in launch.options.items()},
+        env={k: setting(v) for k, v in launch.env.items()},
+        yaml_false=[setting(s) for s in launch.yaml_false],
+        form_findings=[replace(f, span=change(f.span)) for f in launch.form_findings],
+    )
+
+
+def _in_cell(launch: Launch, cell: int) -> Launch:
+    from dataclasses import replace
+
+    return _move(launch, lambda s: s if s.source else replace(s, cell=cell))
+
+
+def _shifted(launch: Launch, lines: int) -> Launch:
+    from dataclasses import replace
+
+    return _move(launch, lambda s: s if s.source else replace(
+        s, line=s.line + lines, end_line=s.end_line + lines))
+
+
+def launches_in(text: str, kind: str, *, path: str | None = None) -> list[Launch]:
+    """Every vLLM launch of a text of ``kind`` (no pre-filter here)."""
+    base_dir = os.path.dirname(os.path.abspath(path)) if path else None
+    if kind == "python":
+        return _python_launches(text, base_dir)
+    if kind == "shell":
+        return _commands_to_launches(_shell(text, base_dir))
+    if kind == "makefile":
+        return _commands_to_launches(_makefile(text, base_dir))
+    if kind == "dockerfile":
+        return _commands_to_launches(_dockerfile(text, base_dir))
+    if kind == "yaml":
+        return _yaml_launches(text, base_dir, path)
+    if kind == "notebook":
+        return _notebook_launches(text, base_dir, path)
+    if kind == "markdown":
+        return _markdown_launches(text, base_dir, path)
+    raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+
+
+def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None) -> FileResult:
+    """Findings for one text, ``# noqa`` applied as flake8 does (not inside notebooks)."""
+    if not has_trigger(text):
+        return FileResult([], [])
+    verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
+    findings: list[Finding] = []
+    seen: set[tuple[object, ...]] = set()
+    lines = text.splitlines()
+    for verdict in verdicts:
+        for finding in verdict.findings:
+            key = (finding.span, finding.code)
+            if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
+                continue
+            seen.add(key)
+            where = finding.span.source or path or ""
+            if kind != "notebook" and finding.span.source is None \
+                    and suppressed(lines, finding.span.line, finding.code):
+                continue
+            findings.append(finding.with_path(where))
+    findings.sort(key=lambda f: f.sort_key)
+    return FileResult(verdicts, findings)
+
+
+def check_source(text: str, kind: str = "python", *, vllm_version: str | None = None,
+                 platform: str = "cuda", config: LintConfig | None = None,
+                 path: str | None = None) -> list[Finding]:
+    """Lint ``text`` as a file of ``kind``; the findings of every launch in it.
+
+    >>> [f.code for f in check_source('LLM("state-spaces/mamba-130m-hf", use_replayssm=True)\\n'
+    ...     .replace('LLM', 'from vllm import LLM\\nLLM', 1), vllm_version="0.28.0")]
+    ['RSM001']
+    """
+    config = (config or LintConfig()).merged(vllm_version=vllm_version, platform=platform)
+    return lint_text(text, kind, config, path=path).findings

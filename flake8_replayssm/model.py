@@ -1,0 +1,181 @@
+"""The data every part of the linter shares: spans, words, launches and findings.
+
+A *frontend* (Python, shell, YAML, ...) only finds launches and hands over what a
+launch says, as argv words (``vllm serve ...``) or as keyword arguments
+(``LLM(...)``).  :mod:`flake8_replayssm.argv` and :mod:`flake8_replayssm.kwargs`
+turn that into one :class:`Launch`; the rules judge a :class:`Launch` and
+return :class:`Finding` objects.  Nothing here knows about a file format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+
+class _Unknown:
+    """A value that cannot be known statically (a variable, ``"$@"``, ``**kwargs``...).
+
+    It is a singleton so that ``value is UNKNOWN`` reads naturally.  Rules never
+    report a finding that depends on an unknown value.
+    """
+
+    _instance: _Unknown | None = None
+
+    def __new__(cls) -> _Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:  # an unknown is never silently truthy
+        raise TypeError("UNKNOWN has no truth value; compare with `is UNKNOWN`")
+
+
+UNKNOWN: Final = _Unknown()
+
+#: stands for an unknown part inside a word's text (``CUDA_VISIBLE_DEVICES={gpu}``
+#: from an f-string); a word holding it is treated as not static
+UNKNOWN_PART: Final = "\x00"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A place in a source text: 1-based lines, 0-based character columns.
+
+    ``cell`` is set for notebooks (0-based index into ``cells``); the lines are
+    then lines of that cell.  ``source`` is set when the place is in another
+    file than the one being linted (a ``--config`` YAML the launch reads).
+    """
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    cell: int | None = None
+    source: str | None = None
+
+    @classmethod
+    def point(cls, line: int, col: int, length: int = 0) -> Span:
+        return cls(line, col, line, col + length)
+
+
+@dataclass(frozen=True)
+class Word:
+    """One argv element as written in the source.
+
+    ``text`` is the word after quote removal, or ``None`` when the word is not
+    static (an unresolved ``$VAR`` or an f-string hole).  ``span`` points at the
+    word in the source; frontends that cannot place a word use the span of the
+    nearest thing they can (the whole command string, say).  ``splat`` marks a
+    word that may expand to any number of arguments (``"$@"``, ``${ARGS[@]}``,
+    ``*extra``): a launch with such a word may contain any option.
+    """
+
+    text: str | None
+    span: Span
+    splat: bool = False
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One vLLM option or environment variable as a launch sets it.
+
+    ``value`` is already converted (bool, int, float, str, dict, list) or
+    :data:`UNKNOWN`.  ``span`` covers the flag or keyword; ``value_span`` the
+    value when it is a separate token.  ``spelling`` is the text the user wrote
+    (``--mamba_backend``, ``mamba_backend=``), for messages and fixes.
+    """
+
+    name: str
+    value: Any
+    span: Span
+    spelling: str = ""
+    value_span: Span | None = None
+
+
+@dataclass
+class Launch:
+    """Everything one vLLM start says, whatever file it was written in.
+
+    ``entry`` is how vLLM is started: ``"serve"`` (``vllm serve`` or the
+    ``vllm/vllm-openai`` image), ``"api_server"`` (``python -m
+    vllm.entrypoints.openai.api_server``), or ``"python"`` (``LLM``,
+    ``EngineArgs``, ``AsyncEngineArgs``).  ``options`` maps vLLM's destination
+    names (``use_replayssm``, ``mamba_backend``...) to the last setting of each.
+    ``open_ended`` is true when part of the launch cannot be seen (a splat, a
+    ``**kwargs`` from elsewhere, a ``--config`` file that cannot be read): an
+    option missing from ``options`` is then unknown rather than default.
+    """
+
+    entry: str
+    anchor: Span
+    model: Setting | None = None
+    options: dict[str, Setting] = field(default_factory=dict)
+    env: dict[str, Setting] = field(default_factory=dict)
+    open_ended: bool = False
+    env_open_ended: bool = False
+    #: findings the interpreter itself makes (RSM101, RSM103, RSM106): how the
+    #: launch is written, whatever the release
+    form_findings: list[Finding] = field(default_factory=list)
+    #: `key: false` entries of a --config YAML file, which vLLM may drop (RSM102)
+    yaml_false: list[Setting] = field(default_factory=list)
+    #: a vLLM release pinned next to the launch (a ``vllm/vllm-openai:vX.Y.Z`` image)
+    release_hint: str | None = None
+    #: where the launch was written, for messages (``"vllm serve"``, ``"LLM(...)"``)
+    label: str = ""
+    #: the path that relative model paths and ``--config`` files are resolved against
+    base_dir: str | None = None
+    #: form: "argv" (flags) or "kwargs" (Python keywords); messages speak the user's form
+    form: str = "argv"
+
+    def option(self, name: str) -> Setting | None:
+        return self.options.get(name)
+
+    @property
+    def replayssm_span(self) -> Span:
+        """Where RSM001-RSM009 are reported: the ``--use-replayssm`` token."""
+        setting = self.options.get("use_replayssm")
+        return setting.span if setting is not None else self.anchor
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One lint result.  ``code`` is ``RSMxxx``; ``message`` has no code prefix."""
+
+    span: Span
+    code: str
+    message: str
+    path: str = ""
+
+    def with_path(self, path: str) -> Finding:
+        return Finding(self.span, self.code, self.message, path)
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        cell = -1 if self.span.cell is None else self.span.cell
+        return (self.path, cell, self.span.line, self.span.col, self.code)
+
+
+@dataclass
+class Command:
+    """A command line as a frontend found it, before any vLLM meaning is given to it.
+
+    ``words`` is the argv, program first (``vllm serve ...``, ``python3 -m
+    vllm.entrypoints.openai.api_server ...``, ``env A=1 vllm ...``, ``docker run
+    ... vllm/vllm-openai:v0.33.0 --model ...``).  When ``image`` is set, ``words``
+    are only the arguments given to that image's entrypoint (``vllm serve``), as
+    in a Dockerfile ``CMD`` or a compose/Kubernetes ``args`` list.  ``env`` holds
+    the variables the command runs with (prefix assignments, ``export``, ``ENV``,
+    container ``env:``, ``subprocess`` ``env=``); ``env_open_ended`` says that
+    more may be set than ``env`` shows (an ``--env-file``, ``env=some_dict``).
+    ``base_dir`` is where relative model paths and ``--config`` files are found.
+    """
+
+    words: list[Word]
+    env: dict[str, Word] = field(default_factory=dict)
+    env_open_ended: bool = False
+    image: str | None = None
+    base_dir: str | None = None

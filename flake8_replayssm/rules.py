@@ -1,0 +1,252 @@
+"""The RSM codes: what each one means, in ruff's rule-doc shape, with tested examples.
+
+The conditions behind RSM001-RSM009 are vLLM's own checks, kept as data per
+release in ``data/releases.toml``; this module is the user-facing side of each
+code: its documentation (printed by ``replayssm-lint explain``) and examples
+that the test suite runs through the linter (each ``invalid`` example must give
+the code, each ``valid`` one must not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Example:
+    code: str  # the launch, as a file of `kind`
+    kind: str = "shell"
+    release: str = "0.33.0"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    summary: str
+    why: str
+    fix: str
+    fix_safety: str
+    invalid: tuple[Example, ...]
+    valid: tuple[Example, ...]
+    default_enabled: bool = True
+    known_problems: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def doc(self) -> str:
+        """The rule's documentation as Markdown."""
+        bad = self.invalid[0]
+        good = self.valid[0]
+        parts = [
+            f"# {self.name} ({self.code})",
+            "" if self.default_enabled else "\n*Off by default: enable with `--enable "
+            f"{self.code}` or `enable = [\"{self.code}\"]`.*",
+            f"\n## What it does\n{self.summary}",
+            f"\n## Why is this bad?\n{self.why}",
+            f"\n## Example (vLLM {bad.release})\n```{_fence(bad.kind)}\n{bad.code.rstrip()}\n```",
+            f"\nUse instead (vLLM {good.release}):\n```{_fence(good.kind)}\n{good.code.rstrip()}\n```",
+            f"\n## Fix\n{self.fix}",
+            f"\n## Fix safety\n{self.fix_safety}",
+        ]
+        if self.known_problems:
+            parts.append(f"\n## Known problems\n{self.known_problems}")
+        return "\n".join(p for p in parts if p) + "\n"
+
+
+def _fence(kind: str) -> str:
+    return {"shell": "bash", "python": "python", "yaml": "yaml", "dockerfile": "dockerfile"}.get(kind, "")
+
+
+NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
+V1 = "VLLM_USE_V2_MODEL_RUNNER=0 "
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "RSM001", "replayssm-unsupported-architecture",
+        "Checks for `--use-replayssm` / `use_replayssm=True` on a model whose architecture the "
+        "target vLLM release does not support (Nemotron-H everywhere; Kimi Linear / Kimi-K3 from "
+        "0.29 on CUDA). Names lie: `nvidia/Llama-3.1-Nemotron-*` is Llama, Nemotron-H VL/Omni are "
+        "not supported; the model table and `--hf-overrides` decide, not the name.",
+        "vLLM refuses to start: `--use-replayssm is not supported for architecture ...` (0.29+) or "
+        "`... only supported for Nemotron-H models` (0.27-0.28), after the model has been fetched.",
+        "Drop the flag for this model, or serve a Nemotron-H model.",
+        "Removing the flag is **unsafe**: it changes the decode kernel the launch asked for.",
+        (Example("vllm serve tiiuae/Falcon-H1-1.5B-Instruct --use-replayssm\n", release="0.28.0"),),
+        (Example(f"vllm serve {NANO} --use-replayssm\n", release="0.28.0"),),
+    ),
+    Rule(
+        "RSM002", "replayssm-prefix-caching-conflict",
+        "Checks for prefix caching or a Mamba cache mode that ReplaySSM rejects: mode `all` "
+        "(0.27-0.31; 0.27 derives `all` from plain `--enable-prefix-caching` on Nemotron-H), "
+        "FlashInfer ReplaySSM with prefix caching on (0.30+), Mamba2 speculative decoding with "
+        "prefix caching on (0.32+). Prefix caching is on by default for hybrid models from 0.28.",
+        "vLLM stops in `validate_mamba_cached_kernel`. `--mamba-cache-mode none` does not help: the "
+        "mode follows `--enable-prefix-caching`.",
+        "Pass `--mamba-cache-mode align` (0.27-0.31), or turn prefix caching off "
+        "(`--no-enable-prefix-caching`; `--disable-prefix-caching` on 0.33) for FlashInfer.",
+        "Safe: `all` -> `align` keeps prefix caching; turning prefix caching off for FlashInfer is "
+        "what vLLM requires.",
+        (Example(f"vllm serve {NANO} --use-replayssm --mamba-backend flashinfer\n"),),
+        (Example(f"vllm serve {NANO} --use-replayssm --mamba-backend flashinfer --disable-prefix-caching\n"),),
+    ),
+    Rule(
+        "RSM003", "replayssm-speculative-decoding",
+        "Checks for speculative decoding where ReplaySSM does not allow it: never on 0.27-0.28, only "
+        "Kimi (RecoverSSM) on 0.29-0.31, Nemotron-H only with FlashInfer on 0.32+; also RecoverSSM's "
+        "limits (pipeline parallelism, stochastic rounding).",
+        "vLLM stops at startup (`RecoverSSM is only supported for Kimi-K3 KDA`, `Mamba2 ReplaySSM "
+        "speculative decoding requires --mamba-backend flashinfer`, ...).",
+        "Drop speculative decoding, or on 0.32+ use `--mamba-backend flashinfer` with prefix caching "
+        "off and a buffer of at least 1 + k.",
+        "No automatic fix: speculative decoding cannot stay as it is.",
+        (Example(f"vllm serve {NANO} --use-replayssm --speculative-config "
+                 "'{\"method\": \"ngram\", \"num_speculative_tokens\": 3}'\n", release="0.30.0"),),
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm\n", release="0.30.0"),),
+    ),
+    Rule(
+        "RSM004", "replayssm-backend-not-allowed",
+        "Checks `--mamba-backend` against the backends ReplaySSM allows in the target release: "
+        "triton only up to 0.29, triton or flashinfer from 0.30, triton for Kimi RecoverSSM.",
+        "vLLM stops at startup: `--use-replayssm requires --mamba-backend triton` (or `... triton or "
+        "flashinfer`).",
+        "Use `--mamba-backend triton` (or flashinfer where allowed).",
+        "Switching the backend is **unsafe**: it changes kernels and performance.",
+        (Example(f"vllm serve {NANO} --use-replayssm --mamba-backend flashinfer\n", release="0.28.0"),),
+        (Example(f"vllm serve {NANO} --use-replayssm --mamba-backend triton\n", release="0.28.0"),),
+    ),
+    Rule(
+        "RSM005", "replayssm-kv-connector",
+        "Checks for a KV connector with ReplaySSM: `--kv-transfer-config` with a connector and a "
+        "role, or `--kv-offloading-size` (which creates one). 0.33 exempts Kimi with speculative "
+        "decoding.",
+        "vLLM stops at startup: `--use-replayssm is incompatible with KV connectors (P/D "
+        "disaggregation, KV cache offload)`.",
+        "Drop the KV connector or ReplaySSM on this replica.",
+        "No automatic fix: either choice changes the deployment.",
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm --kv-offloading-size 8\n"),),
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm\n"),),
+    ),
+    Rule(
+        "RSM006", "mamba-block-size-without-prefix-caching",
+        "Checks for `--mamba-block-size` while prefix caching is effectively off (explicitly, or by "
+        "default: off for hybrid models on 0.27.x). Applies with or without ReplaySSM.",
+        "vLLM stops at startup: `--mamba-block-size can only be set with --enable-prefix-caching`.",
+        "Add `--enable-prefix-caching` or drop `--mamba-block-size`.",
+        "Adding `--enable-prefix-caching` is safe when the block size was meant to take effect.",
+        (Example(f"vllm serve {NANO} --mamba-block-size 256\n", release="0.27.0"),),
+        (Example(f"vllm serve {NANO} --mamba-block-size 256 --enable-prefix-caching "
+                 "--mamba-cache-mode align\n", release="0.27.0"),),
+    ),
+    Rule(
+        "RSM007", "replayssm-buffer-length",
+        "Checks `--replayssm-buffer-len`: greater than 0; at most 16 on FlashInfer (0.32+); at "
+        "least 1 + num_speculative_tokens for Nemotron-H speculative decoding (0.32+).",
+        "vLLM stops at startup with `FlashInfer ReplaySSM requires --replayssm-buffer-len <= 16` or "
+        "the speculative-decoding length message.",
+        "Choose a length between 1 + k and 16.",
+        "No automatic fix.",
+        (Example(f"vllm serve {NANO} --use-replayssm --mamba-backend flashinfer "
+                 "--disable-prefix-caching --replayssm-buffer-len 32\n"),),
+        (Example(f"vllm serve {NANO} --use-replayssm --mamba-backend flashinfer "
+                 "--disable-prefix-caching --replayssm-buffer-len 16\n"),),
+    ),
+    Rule(
+        "RSM008", "replayssm-model-runner",
+        "Checks the model runner: Triton ReplaySSM needs Model Runner V1 from 0.30, while V2 is the "
+        "CUDA default when `VLLM_USE_V2_MODEL_RUNNER` is unset (so the plain launch fails); Kimi "
+        "RecoverSSM with prefix caching needs V2 (0.29+).",
+        "vLLM stops at startup: `Triton ReplaySSM requires Model Runner V1; use --mamba-backend "
+        "flashinfer or Model Runner V1`.",
+        "Set `VLLM_USE_V2_MODEL_RUNNER=0` in the launch's environment (or use FlashInfer with "
+        "prefix caching off).",
+        "Adding `VLLM_USE_V2_MODEL_RUNNER=0` is safe for Triton ReplaySSM launches.",
+        (Example(f"vllm serve {NANO} --use-replayssm\n"),),
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm\n"),),
+    ),
+    Rule(
+        "RSM009", "kimi-replayssm-without-speculative-decoding",
+        "Checks Kimi Linear / Kimi-K3 launches with ReplaySSM but no speculative decoding (0.29+).",
+        "vLLM passes its config checks and then fails while building the model: `Kimi-K3 supports "
+        "--use-replayssm only with speculative decoding`.",
+        "Add speculative decoding (`--speculative-config`) or drop `--use-replayssm`.",
+        "No automatic fix.",
+        (Example("vllm serve moonshotai/Kimi-K3 --use-replayssm\n"),),
+        (Example("vllm serve moonshotai/Kimi-K3 --use-replayssm --speculative-config "
+                 "'{\"method\": \"ngram\", \"num_speculative_tokens\": 2}'\n"),),
+    ),
+    Rule(
+        "RSM101", "config-equals-ignored",
+        "Checks for `--config=FILE`: vLLM expands only `--config FILE` (two words).",
+        "The file is silently ignored: none of its options take effect and nothing warns.",
+        "Write `--config FILE`.",
+        "Safe: it makes vLLM read the file the launch names.",
+        (Example("vllm serve --config=serve.yaml --port 8000\n"),),
+        (Example("vllm serve --port 8000\n"),),
+    ),
+    Rule(
+        "RSM102", "serve-yaml-false-dropped",
+        "Checks `key: false` in a `vllm serve --config` YAML file: vLLM drops it (always on 0.27; "
+        "from 0.28 a false key becomes `--no-key` only for parsers that have that option, and the "
+        "file of `vllm serve` is loaded by the top-level parser).",
+        "The option keeps its default: `enable-prefix-caching: false` leaves prefix caching on.",
+        "On 0.33 write `disable-prefix-caching: true`; otherwise pass `--no-KEY` on the command line.",
+        "Safe on 0.33 (`disable-prefix-caching: true`).",
+        (Example("model: nvidia/NVIDIA-Nemotron-Nano-9B-v2\nenable-prefix-caching: false\n", kind="yaml"),),
+        (Example("model: nvidia/NVIDIA-Nemotron-Nano-9B-v2\ndisable-prefix-caching: true\n", kind="yaml"),),
+    ),
+    Rule(
+        "RSM103", "api-server-positional-model",
+        "Checks for a positional model given to `python -m vllm.entrypoints.openai.api_server`, which "
+        "reads the model only from `--model`.",
+        "The positional model is ignored and vLLM serves its default model (`Qwen/Qwen3-0.6B`); the "
+        "launch is judged for that model.",
+        "Write `--model MODEL`.",
+        "Safe.",
+        (Example(f"python -m vllm.entrypoints.openai.api_server {NANO} --port 8000\n"),),
+        (Example(f"python -m vllm.entrypoints.openai.api_server --model {NANO} --port 8000\n"),),
+    ),
+    Rule(
+        "RSM104", "option-not-in-release",
+        "Checks for a flag or value the target release does not have: `--disable-prefix-caching` "
+        "before 0.33, `--mamba-cache-mode all` from 0.32.",
+        "vLLM's argument parser rejects the launch (`unrecognized arguments`, `invalid choice`).",
+        "Use the spelling of the target release (`--no-enable-prefix-caching`, `align`).",
+        "Safe.",
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm --disable-prefix-caching\n", release="0.32.0"),),
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm --no-enable-prefix-caching\n", release="0.32.0"),),
+    ),
+    Rule(
+        "RSM105", "deprecated-mamba-cache-mode",
+        "Checks for `--mamba-cache-mode` on 0.33, where it is deprecated and has no effect.",
+        "Mamba prefix caching follows `--enable-prefix-caching`; a launch relying on the mode does "
+        "not get what it asked for.",
+        "Drop it; use `--disable-prefix-caching` to turn prefix caching off.",
+        "Safe: the flag does nothing on 0.33.",
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm --mamba-cache-mode align\n"),),
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm\n"),),
+    ),
+    Rule(
+        "RSM106", "invalid-option-form",
+        "Checks for values and forms vLLM rejects before validation: `--use-replayssm=true` or "
+        "`--use-replayssm true` (the flag takes no value), an unknown `--mamba-backend`, "
+        "`VLLM_USE_V2_MODEL_RUNNER` other than 0/1, a KV connector without a role, bad JSON.",
+        "vLLM fails to start (`Unknown Mamba SSU backend`, argparse errors).",
+        "Write the flag alone (`--use-replayssm`), use a valid backend (triton, flashinfer).",
+        "Normalising `--use-replayssm=true` to `--use-replayssm` is safe.",
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm=true\n"),),
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm\n"),),
+    ),
+    Rule(
+        "RSM201", "replayssm-unresolved-model",
+        "Reports ReplaySSM launches whose model cannot be resolved statically (a variable, `$1`, a "
+        "local path without `config.json`).",
+        "Whether vLLM accepts the launch depends on the architecture, which the linter cannot see.",
+        "Use a literal model id, or map the name in `[tool.flake8-replayssm] extra-models`.",
+        "No automatic fix.",
+        (Example(f"{V1}vllm serve \"$MODEL\" --use-replayssm\n"),),
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm\n"),),
+        default_enabled=False,
+    ),
+)
+
+BY_CODE = {rule.code: rule for rule in RULES}

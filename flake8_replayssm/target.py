@@ -1,0 +1,104 @@
+"""Which vLLM release a verdict is for, and why.
+
+Order (DESIGN.md): explicit option > a version pinned next to the launch (the
+``vllm/vllm-openai:vX.Y.Z`` image of the same stage, service or container) >
+the project's pins (requirements files, pyproject dependencies, lock files) >
+the installed ``vllm`` distribution (metadata only; vLLM is never imported) >
+the newest release this tool knows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from .config import ConfigError, LintConfig
+from .knowledge import Knowledge, Release, normalize_version, version_key
+
+_PIN = re.compile(r"""(?ix)
+    (?:^|[\s"'\[,])vllm\s*(?:\[[^\]]*\])?\s*(?:===?|~=)\s*v?(\d+\.\d+(?:\.\d+)?)""")
+_LOCK_BLOCK = re.compile(r'(?m)^name\s*=\s*"vllm"\s*\nversion\s*=\s*"([^"]+)"')
+PIN_FILES = ("requirements.txt", "requirements.in", "requirements-serve.txt", "constraints.txt",
+             "pyproject.toml", "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
+
+
+@dataclass(frozen=True)
+class Target:
+    release: Release
+    reason: str
+
+
+def closest_release(version: str, know: Knowledge) -> tuple[Release | None, str]:
+    """The known release that judges ``version``: itself, or the newest one before it."""
+    wanted = normalize_version(version)
+    exact = know.releases.get(wanted)
+    if exact is not None:
+        return exact, ""
+    key = version_key(wanted)
+    older = [r for r in know.releases.values() if r.key <= key]
+    if not older:
+        return None, f"vLLM {wanted} has no --use-replayssm (first in {min(know.releases, key=version_key)})"
+    best = max(older, key=lambda r: r.key)
+    return best, f"vLLM {wanted} is not in the release table; judged by {best.version}"
+
+
+def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
+    if not config.vllm_version:
+        return None
+    release, note = closest_release(config.vllm_version, know)
+    if release is None:
+        raise ConfigError(note)
+    return Target(release, "explicit option" + (f" ({note})" if note else ""))
+
+
+@lru_cache(maxsize=64)
+def project_pin(root: Path | None) -> tuple[str, str] | None:
+    """(version, file) of a vllm pin in the project's files, if exactly one version is pinned."""
+    if root is None:
+        return None
+    found: dict[str, str] = {}
+    for name in PIN_FILES:
+        path = root / name
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")[:2_000_000]
+        except OSError:
+            continue
+        for match in list(_PIN.finditer(text)) + list(_LOCK_BLOCK.finditer(text)):
+            found.setdefault(normalize_version(match.group(1)), name)
+    if len(found) != 1:
+        return None
+    version, name = next(iter(found.items()))
+    return version, name
+
+
+@lru_cache(maxsize=1)
+def installed_vllm() -> str | None:
+    try:
+        return metadata.version("vllm")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Target:
+    """The release for one launch (``hint`` is its image tag's release, if any)."""
+    explicit = explicit_release(config, know)
+    if explicit is not None:
+        return explicit
+    candidates = []
+    if hint:
+        candidates.append((hint, f"image tag v{hint} next to the launch"))
+    pin = project_pin(config.project_root)
+    if pin:
+        candidates.append((pin[0], f"vllm=={pin[0]} pinned in {pin[1]}"))
+    installed = installed_vllm()
+    if installed:
+        candidates.append((installed, f"installed vllm {installed}"))
+    for version, reason in candidates:
+        release, note = closest_release(version, know)
+        if release is not None:
+            return Target(release, reason + (f"; {note}" if note else ""))
+    newest = know.newest
+    return Target(newest, f"newest release known ({newest.version})")

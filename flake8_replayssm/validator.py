@@ -1,0 +1,129 @@
+"""Run a release's checks (data/releases.toml) over a launch: RSM001-RSM009, RSM201.
+
+vLLM stops at its first failing check; a linter is more useful when it reports
+every code a launch violates, once each, so every check is evaluated and the
+first failing check of each code gives the message.  Unknown parts of the
+launch are enumerated as scenarios (:mod:`facts`), and a code is reported only
+when it fails in all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .architectures import resolve_model
+from .conditions import names_in
+from .facts import Scenario, default_note, scenarios
+from .knowledge import Check, Knowledge, Release
+from .model import UNKNOWN, Finding, Launch, Span
+
+#: an architecture that no release supports: what ``--model-impl transformers`` selects
+TRANSFORMERS_BACKEND = "TransformersForCausalLM"
+
+#: give up (report nothing from the checks) rather than enumerate without bound
+MAX_SCENARIOS = 50_000
+
+
+@dataclass(frozen=True)
+class ModelVerdict:
+    """Which architectures a launch's model may be, and how we know."""
+
+    architectures: tuple[str, ...]
+    resolved: bool
+    detail: str
+    model: str | None
+
+
+def model_verdict(launch: Launch, know: Knowledge, *, extra_models: Mapping[str, str],
+                  model_dirs: Sequence[Path]) -> ModelVerdict:
+    """Resolve the served model to architectures: overrides, then the model id."""
+    stand_ins = know.unresolved_stand_ins
+    impl = launch.options.get("model_impl")
+    if impl is not None and impl.value == "transformers":
+        return ModelVerdict((TRANSFORMERS_BACKEND,), True, "--model-impl transformers", None)
+    overrides = launch.options.get("hf_overrides")
+    if overrides is not None:
+        value = overrides.value
+        if value is UNKNOWN:
+            return ModelVerdict(stand_ins, False, "hf_overrides is not static", None)
+        if isinstance(value, dict) and "architectures" in value:
+            archs = value["architectures"]
+            if isinstance(archs, list) and archs and isinstance(archs[0], str):
+                return ModelVerdict((archs[0],), True, "hf_overrides architectures", None)
+            return ModelVerdict(stand_ins, False, "hf_overrides architectures is not static", None)
+    setting = launch.model
+    if setting is None:
+        if launch.open_ended:
+            return ModelVerdict(stand_ins, False, "the model is not visible", None)
+        return ModelVerdict((know.default_model_architecture,), True,
+                            f"no model given: vLLM serves its default {know.default_model}",
+                            know.default_model)
+    elif setting.value is UNKNOWN or not isinstance(setting.value, str):
+        return ModelVerdict(stand_ins, False, "the model is not static", None)
+    else:
+        model = setting.value
+    base = Path(launch.base_dir) if launch.base_dir else None
+    resolution = resolve_model(model, extra_models=extra_models, model_dirs=model_dirs, base_dir=base)
+    if resolution.architecture is None:
+        return ModelVerdict(stand_ins, False, resolution.detail, model)
+    return ModelVerdict((resolution.architecture,), True, resolution.detail, model)
+
+
+def _span_for(launch: Launch, check: Check) -> Span:
+    setting = launch.options.get(check.at)
+    return setting.span if setting is not None else launch.replayssm_span
+
+
+def _message(check: Check, scenario: Scenario, release: Release, platform: str) -> str:
+    facts: dict[str, Any] = dict(scenario.facts)
+    text = check.message.format(**facts)
+    notes = [n for n in (default_note(name, scenario, release) for name in sorted(names_in(check.when.source)))  # type: ignore[attr-defined]
+             if n]
+    where = f"vLLM {release.version}" + ("" if platform == "cuda" else f" on {platform.upper()}")
+    stage = f", at {check.stage}" if check.stage else ""
+    why = f" ({'; '.join(notes)})" if notes else ""
+    return f"{text} [{where}{stage}]{why}; fix: {check.fix.format(**facts)}"
+
+
+def run_checks(launch: Launch, release: Release, platform: str, verdict: ModelVerdict,
+               know: Knowledge) -> list[Finding]:
+    """RSM001-RSM009: the codes that fail in every scenario of the launch."""
+    surviving: dict[str, tuple[Check, Scenario]] | None = None
+    for count, scenario in enumerate(scenarios(launch, release, platform, verdict.architectures, know)):
+        if count >= MAX_SCENARIOS:
+            return []
+        failed: dict[str, tuple[Check, Scenario]] = {}
+        facts = scenario.facts
+        for check in release.checks:
+            if check.code in failed:
+                continue
+            if check.applies == "replayssm" and not facts["use_replayssm"]:
+                continue
+            if check.when(facts):
+                failed[check.code] = (check, scenario)
+        if surviving is None:
+            surviving = failed
+        else:
+            surviving = {code: first for code, first in surviving.items() if code in failed}
+        if not surviving:
+            return []
+    findings = []
+    for code, (check, scenario) in (surviving or {}).items():
+        findings.append(Finding(_span_for(launch, check), code, _message(check, scenario, release, platform)))
+    return findings
+
+
+def unresolved_model_finding(launch: Launch, verdict: ModelVerdict) -> Finding | None:
+    """RSM201: ReplaySSM is on but the model cannot be resolved statically."""
+    use = launch.options.get("use_replayssm")
+    if verdict.resolved or use is None or use.value is not True:
+        return None
+    return Finding(
+        launch.replayssm_span,
+        "RSM201",
+        f"--use-replayssm with a model that cannot be resolved statically ({verdict.detail}); "
+        "its architecture decides whether vLLM accepts the launch; fix: use a literal model id, "
+        "or map it in [tool.flake8-replayssm] extra-models",
+    )
