@@ -1,0 +1,40 @@
+"""Shared test helpers: judge a command line without any file frontend."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from flake8_replayssm.argv import launch_from_command
+from flake8_replayssm.config import LintConfig
+from flake8_replayssm.engine import judge
+from flake8_replayssm.model import Command, Span, Word
+
+
+def command(cmdline: str, env: dict[str, str] | None = None) -> Command:
+    """A Command from one line of shell-like text; `$X` words are unknown, `$@` a splat."""
+    words, col = [], 0
+    for token in shlex.split(cmdline):
+        if token in ("$@", "${ARGS[@]}"):
+            words.append(Word(None, Span(1, col, 1, col + len(token)), splat=True))
+        elif token.startswith("$"):
+            words.append(Word(None, Span(1, col, 1, col + len(token))))
+        else:
+            words.append(Word(token, Span(1, col, 1, col + len(token))))
+        col += len(token) + 1
+    env_words = {k: Word(v, Span(1, 0, 1, 1)) for k, v in (env or {}).items()}
+    return Command(words, env_words)
+
+
+def codes(cmdline: str, release: str, env: dict[str, str] | None = None, *,
+          platform: str = "cuda", enable: tuple[str, ...] = ()) -> list[str]:
+    launch = launch_from_command(command(cmdline, env))
+    assert launch is not None, f"not a launch: {cmdline}"
+    config = LintConfig(vllm_version=release, platform=platform, enable=enable)
+    return sorted(f.code for f in judge(launch, config).findings)
+
+
+@pytest.fixture
+def judge_codes():
+    return codes
