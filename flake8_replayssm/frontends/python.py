@@ -363,9 +363,12 @@ class _Builder:
         target = self.resolve(node, scope)
         if target is None:
             return None
-        if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
-                and target.func.attr.value == "format":
-            return None
+        if isinstance(target, cst.BinaryOperation) and isinstance(target.operator, cst.Add):
+            left = self.text_of(target.left, scope, holes)
+            right = self.text_of(target.right, scope, holes)
+            if left is None or right is None:
+                return None
+            return _Text(left.text + right.text, left.positions + right.positions)
         parts = _string_parts(target)
         if parts is None:
             return None

@@ -1,0 +1,53 @@
+"""Every file under fixtures/ is judged as its annotations say.
+
+A fixture carries one annotation line per release it is checked for, in any
+comment syntax of its kind::
+
+    # replayssm-expect 0.33.0: 21:RSM008 23:RSM105
+    # replayssm-expect 0.28.0:
+
+(an empty list means: no finding).  Notebook findings are written
+``CELL/LINE:CODE``.  The expected (line, code) multiset must equal the CLI's.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+from pathlib import Path
+
+import pytest
+
+from flake8_replayssm.cli import lint_file, read_text
+from flake8_replayssm.config import LintConfig
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ANNOTATION = re.compile(r"replayssm-expect\s+(\d+\.\d+\.\d+)(?:\s+enable=(\S+))?:([^\n\"\\>]*)")
+
+
+def _cases():
+    for path in sorted(FIXTURES.rglob("*")):
+        if not path.is_file():
+            continue
+        text = read_text(str(path)) or ""
+        for match in ANNOTATION.finditer(text):
+            release, enable, items = match.group(1), match.group(2), match.group(3).split()
+            yield pytest.param(path, release, tuple(enable.split(",")) if enable else (), items,
+                               id=f"{path.relative_to(FIXTURES)}@{release}")
+
+
+def test_every_fixture_is_annotated():
+    unannotated = [p for p in FIXTURES.rglob("*") if p.is_file() and p.suffix != ".json"
+                   and not ANNOTATION.search(read_text(str(p)) or "")]
+    assert unannotated == []
+
+
+@pytest.mark.parametrize("path,release,enable,items", list(_cases()))
+def test_fixture(path, release, enable, items):
+    result = lint_file(str(path), LintConfig(vllm_version=release, enable=enable))
+    assert result is not None and result.error is None
+    found = collections.Counter(
+        (f"{f.span.cell}/{f.span.line}" if f.span.cell is not None else str(f.span.line), f.code)
+        for f in result.findings if not f.span.source)
+    expected = collections.Counter(tuple(item.split(":", 1)) for item in items)
+    assert found == expected
