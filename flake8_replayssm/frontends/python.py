@@ -396,6 +396,11 @@ class _Builder:
                         value = value.replace("{{", "{").replace("}}", "}")
                         out.add(value, ppos.line, ppos.column, exact=value == piece.value)
                     else:
+                        known = self.value(piece.expression, scope) \
+                            if piece.format_spec is None and piece.conversion is None else UNKNOWN
+                        if isinstance(known, str):  # f"{MODEL}" with MODEL a same-file constant
+                            out.add(known, ppos.line, ppos.column, exact=False)
+                            continue
                         holes.append(len(holes))
                         out.add(f"{_PLACEHOLDER}{len(holes)}", ppos.line, ppos.column, exact=False)
                 del line, col
