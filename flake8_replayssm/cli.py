@@ -42,8 +42,9 @@ def read_text(path: str) -> str | None:
 
 def iter_files(paths: Sequence[str], excludes: Sequence[str]) -> Iterator[str]:
     def excluded(path: str) -> bool:
-        name = os.path.basename(path)
-        return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(path, pat) for pat in excludes)
+        name, norm = os.path.basename(path), os.path.normpath(path)
+        return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(norm, os.path.normpath(pat))
+                   for pat in excludes)
 
     for root in paths:
         if os.path.isfile(root):
@@ -73,7 +74,11 @@ def lint_file(path: str, config: LintConfig, kind: str | None = None) -> FileRes
 
 
 def _lint_job(args: tuple[str, LintConfig]) -> FileResult | None:
-    return lint_file(*args)
+    """lint_file in a worker process: verdicts stay behind (their checks do not pickle)."""
+    result = lint_file(*args)
+    if result is not None:
+        result.verdicts = []
+    return result
 
 
 def build_config(ns: argparse.Namespace) -> LintConfig:
@@ -111,6 +116,9 @@ def run_check(ns: argparse.Namespace) -> int:
         kind = detect_kind(name, text) or "python"
         results.append(lint_text(text, kind, config, path=name))
     else:
+        missing = [p for p in ns.paths if not os.path.exists(p)]
+        if missing:
+            raise ConfigError(f"no such file or directory: {', '.join(missing)}")
         excludes = [p.strip() for p in ns.exclude.split(",") if p.strip()]
         files = list(iter_files(ns.paths, excludes))
         if ns.jobs > 1 and len(files) > 1:
@@ -124,12 +132,8 @@ def run_check(ns: argparse.Namespace) -> int:
         print(f"replayssm-lint: {error}", file=sys.stderr)
     if ns.verbose:
         for r in results:
-            for v in r.verdicts:
-                where = v.launch.anchor
-                path = next((f.path for f in r.findings), "")
-                print(f"replayssm-lint: {path or '?'}:{where.line}: {v.launch.label or v.launch.entry} "
-                      f"judged for vLLM {v.target.release.version} ({v.target.reason}); "
-                      f"model: {v.model_detail}", file=sys.stderr)
+            for note in r.notes:
+                print(f"replayssm-lint: {note}", file=sys.stderr)
     sys.stdout.write(_render(ns.format, findings))
     return 1 if findings else 0
 

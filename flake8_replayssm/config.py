@@ -110,6 +110,6 @@ def config_from_table(table: Mapping[str, Any], root: Path) -> LintConfig:
 def project_config(start: Path) -> LintConfig:
     """The configuration of the project ``start`` is in (defaults if none)."""
     pyproject = find_pyproject(start.resolve())
-    if pyproject is None:
-        return LintConfig(project_root=None)
+    if pyproject is None:  # pins may still be in requirements files next to the launches
+        return LintConfig(project_root=start.resolve())
     return config_from_table(load_pyproject(pyproject), pyproject.parent)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from .config import LintConfig
@@ -60,6 +60,8 @@ class FileResult:
     verdicts: list[Verdict]
     findings: list[Finding]
     error: str | None = None
+    #: one line per launch: which release judged it and why (for --verbose)
+    notes: list[str] = field(default_factory=list)
 
 
 def _shell(text: str, base_dir: str | None) -> list[Command]:
@@ -196,7 +198,10 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
                 continue
             findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
-    return FileResult(verdicts, findings)
+    notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
+             f"vLLM {v.target.release.version} ({v.target.reason}); model: {v.model_detail}"
+             for v in verdicts]
+    return FileResult(verdicts, findings, notes=notes)
 
 
 def check_source(text: str, kind: str = "python", *, vllm_version: str | None = None,

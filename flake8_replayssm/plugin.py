@@ -18,9 +18,6 @@ from typing import Any, ClassVar, Iterator, Sequence
 from . import __version__
 from .config import PLATFORMS, ConfigError, LintConfig, project_config, split_codes
 
-TRIGGER_NEEDLES = ("replayssm", "mamba_block_size", "mamba-block-size", "mamba_cache_mode",
-                   "mamba-cache-mode", "--config", "api_server", "disable-prefix-caching")
-
 
 class Plugin:
     name = "flake8-replayssm"
@@ -47,6 +44,14 @@ class Plugin:
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
+        version = getattr(options, "replayssm_vllm_version", None)
+        if version:
+            from .knowledge import knowledge
+            from .target import closest_release
+
+            if closest_release(version, knowledge())[0] is None:
+                raise ValueError(f"--replayssm-vllm-version {version}: vLLM {version} has no "
+                                 "--use-replayssm (first in 0.27.0)")
         cls._options = {
             "vllm_version": getattr(options, "replayssm_vllm_version", None),
             "platform": getattr(options, "replayssm_platform", None),
@@ -78,8 +83,10 @@ class Plugin:
         )
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
+        from .lint import has_trigger  # a regular expression; libcst stays unimported
+
         text = "".join(self.lines)
-        if not any(needle in text for needle in TRIGGER_NEEDLES):
+        if not has_trigger(text):
             return
         try:
             from .engine import judge

@@ -1,0 +1,785 @@
+"""Dockerfiles: the launches a ``Dockerfile`` / ``Containerfile`` starts.
+
+Docker's own rules, followed here:
+
+- parser directives (``# escape=``) at the top; ``\\`` (or the escape character)
+  at the end of a line continues the instruction; comment lines and empty lines
+  inside a continued instruction are dropped, and the pieces are joined with
+  nothing in between;
+- stages (``FROM image[:tag] [AS name]``): a stage ``FROM`` an earlier stage
+  inherits its ``ENV``, ``ENTRYPOINT`` and ``CMD``; ``ARG`` before the first
+  ``FROM`` is substituted in ``FROM``;
+- ``CMD`` / ``ENTRYPOINT`` in exec form (a JSON array of strings) or shell form
+  (anything else, run by ``/bin/sh -c``); a stage's own ``ENTRYPOINT`` resets
+  an inherited ``CMD``; CMD is appended to an exec-form ENTRYPOINT and ignored
+  by a shell-form one.  The ``vllm/vllm-openai`` image's entrypoint is
+  ``vllm serve``, so a bare exec-form ``CMD`` on it is vLLM's argv.
+- ``RUN`` is shell (a ``RUN vllm serve ...`` is a launch too).
+
+This module also holds the small helpers the other non-shell frontends share:
+a character-level map from a derived text (a joined instruction, a decoded JSON
+string, a YAML scalar's value) back to the file, turned into the ``place``
+function the shell frontend wants; a POSIX-like word splitter and a JSON string
+array reader that keep, for every character, where it came from; and ``sh -c``
+detection.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from ..model import Command, Span, Word
+
+# ---------------------------------------------------------------------------
+# shared helpers (used by yaml_manifests, notebook and markdown too)
+# ---------------------------------------------------------------------------
+
+#: images whose entrypoint is ``vllm serve`` (same pattern as argv.IMAGE_PATTERN)
+VLLM_IMAGE = re.compile(r"(^|/)vllm-openai(:|@|$)")
+#: programs that run a script given with ``-c``
+SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "busybox"})
+
+
+def is_vllm_image(image: str | None) -> bool:
+    return bool(image) and bool(VLLM_IMAGE.search(image.strip().lower()))  # type: ignore[union-attr]
+
+
+def image_for_command(image: str) -> str:
+    """The image string to hand over in ``Command.image`` for a vLLM image.
+
+    The tag is vLLM's release only on ``vllm/vllm-openai`` (and mirrors of it);
+    other owners' ``*/vllm-openai`` images (``lmcache/vllm-openai``) have their
+    own versioning, so their tag is dropped.
+    """
+    image = clean_image(image)
+    name = re.split(r"[:@]", image.rsplit("/", 1)[-1], maxsplit=1)[0]
+    path = image[: len(image) - len(image.rsplit("/", 1)[-1])] + name
+    if re.search(r"(^|/)(vllm|library)/vllm-openai$", path.lower()):
+        return image
+    return "vllm/vllm-openai"
+
+
+def clean_image(image: str) -> str:
+    """An image reference with unresolved ``$VAR`` parts and a digest after a tag dropped."""
+    image = image.strip()
+    last = image.rsplit("/", 1)[-1]
+    if "@" in image and ":" in last.split("@", 1)[0]:
+        image = image.split("@", 1)[0]  # repo:tag@sha256:... -> repo:tag
+    if "$" not in image:
+        return image
+    name, sep, tag = image.rpartition(":")
+    if sep and "/" not in tag and "$" in tag and "$" not in name:
+        return name
+    return re.sub(r"[:@]?\$\{?[A-Za-z_][A-Za-z0-9_]*(?::?[-+?=][^}]*)?\}?", "", image)
+
+
+class LineIndex:
+    """Character offsets <-> (1-based line, 0-based column) for one text."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.length = len(text)
+
+    def pos(self, index: int) -> tuple[int, int]:
+        index = max(0, min(index, self.length))
+        row = bisect.bisect_right(self.starts, index) - 1
+        return row + 1, index - self.starts[row]
+
+    def index(self, line: int, col: int) -> int:
+        """Offset of (1-based line, column); clamped into the text."""
+        row = max(0, min(line - 1, len(self.starts) - 1))
+        return max(0, min(self.starts[row] + col, self.length))
+
+    def span(self, start: int, end: int, cell: int | None = None) -> Span:
+        if end < start:
+            end = start
+        l1, c1 = self.pos(start)
+        l2, c2 = self.pos(end)
+        return Span(l1, c1, l2, c2, cell=cell)
+
+
+@dataclass
+class Tok:
+    """A word as a frontend reads it, with where each of its characters is in the file.
+
+    ``chars[k]`` is the file offset of ``text[k]`` (``None`` when unknown);
+    ``span`` covers the word as written (quotes included).
+    """
+
+    text: str | None
+    span: Span
+    chars: list[int] | None = None
+    splat: bool = False
+
+    def word(self) -> Word:
+        return Word(self.text, self.span, self.splat)
+
+
+def placer(sub_text: str, chars: Sequence[int] | None, lines: LineIndex, fallback: Span,
+           cell: int | None = None) -> Callable[[int, int, int, int], Span]:
+    """The ``place`` function for the shell frontend: positions in ``sub_text`` -> file spans.
+
+    ``chars[k]`` is the file offset of ``sub_text[k]``.  Without a map every
+    position is placed at ``fallback`` (the whole token), never on a wrong line.
+    """
+    starts = [0] + [m.end() for m in re.finditer("\n", sub_text)]
+    n = len(sub_text)
+    if chars is None or len(chars) != n or n == 0:
+        def place_fallback(sr: int, sc: int, er: int, ec: int) -> Span:
+            return fallback
+        return place_fallback
+
+    def offset(row: int, col: int) -> int:
+        if row < 0:
+            return 0
+        if row >= len(starts):
+            return n
+        return max(0, min(starts[row] + col, n))
+
+    def place(sr: int, sc: int, er: int, ec: int) -> Span:
+        s = offset(sr, sc)
+        e = offset(er, ec)
+        fs = chars[s] if s < n else chars[n - 1] + 1
+        fe = chars[e - 1] + 1 if e > 0 else chars[0]
+        if fe < fs:
+            fe = fs
+        return lines.span(fs, fe, cell)
+
+    return place
+
+
+def shell_commands(script: str, place: Callable[[int, int, int, int], Span],
+                   variables: dict[str, Word] | None = None,
+                   base_dir: str | None = None) -> list[Command]:
+    """Run the shell frontend on ``script``; [] if it is unavailable or fails."""
+    if not script.strip():
+        return []
+    try:
+        from .shell import commands_in_shell
+    except Exception:  # the shell frontend (tree-sitter) is not available
+        return []
+    plain = {k: (v.text if isinstance(v, Word) else v) for k, v in (variables or {}).items()}
+    try:
+        return list(commands_in_shell(script, place=place, variables=plain or None,
+                                      base_dir=base_dir))
+    except Exception:
+        return []
+
+
+def split_words(s: str) -> list[tuple[str, list[int], int, int]]:
+    """POSIX-like splitting without a shell (as compose does for a string ``command``).
+
+    Returns ``(text, chars, raw_start, raw_end)`` per word: ``chars[k]`` is the
+    index in ``s`` of ``text[k]``; ``raw_start:raw_end`` covers the word with
+    its quotes.  Unterminated quotes run to the end; never raises.
+    """
+    words: list[tuple[str, list[int], int, int]] = []
+    i, n = 0, len(s)
+    while i < n:
+        while i < n and s[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            break
+        start = i
+        text: list[str] = []
+        idx: list[int] = []
+        while i < n and s[i] not in " \t\r\n":
+            ch = s[i]
+            if ch == "'":
+                i += 1
+                while i < n and s[i] != "'":
+                    text.append(s[i])
+                    idx.append(i)
+                    i += 1
+                i += 1
+            elif ch == '"':
+                i += 1
+                while i < n and s[i] != '"':
+                    if s[i] == "\\" and i + 1 < n and s[i + 1] in '"\\$`\n':
+                        if s[i + 1] != "\n":
+                            text.append(s[i + 1])
+                            idx.append(i + 1)
+                        i += 2
+                        continue
+                    text.append(s[i])
+                    idx.append(i)
+                    i += 1
+                i += 1
+            elif ch == "\\" and i + 1 < n:
+                if s[i + 1] != "\n":
+                    text.append(s[i + 1])
+                    idx.append(i + 1)
+                i += 2
+            else:
+                text.append(ch)
+                idx.append(i)
+                i += 1
+        words.append(("".join(text), idx, start, min(i, n)))
+    return words
+
+
+_JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def json_string_array(s: str) -> list[tuple[str, list[int], int, int]] | None:
+    """The strings of a JSON array of strings with per-character positions, else None.
+
+    Same shape as :func:`split_words`.  ``None`` when ``s`` is not a JSON array
+    of strings (Docker then takes the instruction as shell form).
+    """
+    try:
+        value = json.loads(s)
+    except Exception:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    out: list[tuple[str, list[int], int, int]] = []
+    i, n = 0, len(s)
+    while i < n and len(out) < len(value):
+        if s[i] != '"':
+            i += 1
+            continue
+        start = i
+        i += 1
+        text: list[str] = []
+        idx: list[int] = []
+        while i < n and s[i] != '"':
+            if s[i] == "\\" and i + 1 < n:
+                esc = s[i + 1]
+                if esc == "u" and i + 6 <= n:
+                    try:
+                        code = int(s[i + 2:i + 6], 16)
+                    except ValueError:
+                        code = 0xFFFD
+                    width = 6
+                    if 0xD800 <= code < 0xDC00 and s[i + 6:i + 8] == "\\u":
+                        try:
+                            low = int(s[i + 8:i + 12], 16)
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                            width = 12
+                        except ValueError:
+                            pass
+                    try:
+                        text.append(chr(code))
+                    except ValueError:
+                        text.append("\ufffd")
+                    idx.append(i + width - 1)  # an escaped character sits at its escape's end
+                    i += width
+                    continue
+                text.append(_JSON_ESCAPES.get(esc, esc))
+                idx.append(i + 1)
+                i += 2
+                continue
+            text.append(s[i])
+            idx.append(i)
+            i += 1
+        i += 1
+        out.append(("".join(text), idx, start, min(i, n)))
+    if [t for t, _, _, _ in out] != value:
+        return None
+    return out
+
+
+def shell_script_index(toks: Sequence[Tok]) -> int | None:
+    """Index of the script in ``sh -c SCRIPT`` / ``bash -lc SCRIPT`` argv, else None."""
+    if not toks or toks[0].text is None:
+        return None
+    if posixpath.basename(toks[0].text) not in SHELLS:
+        return None
+    seen_c = False
+    j = 1
+    while j < len(toks):
+        text = toks[j].text
+        if text is None:
+            return None
+        if text in ("-o", "+o", "-O", "+O"):
+            j += 2
+            continue
+        if text.startswith("--") and len(text) > 2:
+            j += 1
+            continue
+        if text.startswith(("-", "+")) and len(text) > 1 and text[1:].isalpha():
+            if "c" in text[1:]:
+                seen_c = True
+            j += 1
+            continue
+        if text == "--" or text == "-":
+            j += 1
+            continue
+        return j if seen_c else None
+    return None
+
+
+def commands_from_argv(toks: list[Tok], lines: LineIndex, *, env: dict[str, Word],
+                       env_open_ended: bool = False, image: str | None = None,
+                       variables: dict[str, Word] | None = None, base_dir: str | None = None,
+                       cell: int | None = None) -> list[Command]:
+    """Commands for an exec-form argv: ``sh -c SCRIPT`` goes through the shell frontend."""
+    if not toks:
+        return []
+    k = shell_script_index(toks)
+    if k is not None:
+        script = toks[k]
+        if script.text is None:
+            return []
+        place = placer(script.text, script.chars, lines, script.span, cell)
+        found = shell_commands(script.text, place, {**(variables or {}), **env}, base_dir)
+        return [merge_context(c, env=env, env_open_ended=env_open_ended, image=image,
+                              base_dir=base_dir) for c in found]
+    return [Command(words=[t.word() for t in toks], env=dict(env), env_open_ended=env_open_ended,
+                    image=image, base_dir=base_dir)]
+
+
+def merge_context(command: Command, *, env: dict[str, Word] | None = None,
+                  env_open_ended: bool = False, image: str | None = None,
+                  base_dir: str | None = None) -> Command:
+    """A shell frontend command placed in its container/stage: outer env first."""
+    merged = dict(env or {})
+    for key, word in command.env.items():
+        outer = merged.get(key)
+        # a variable the caller handed in keeps the caller's span (the ENV / env: entry)
+        if outer is None or outer.text != word.text:
+            merged[key] = word
+    return Command(words=command.words, env=merged,
+                   env_open_ended=command.env_open_ended or env_open_ended,
+                   image=command.image or image, base_dir=command.base_dir or base_dir)
+
+
+def shift_command(command: Command, line_offset: int, col_offset: Callable[[int], int] | None = None,
+                  cell: int | None = None) -> Command:
+    """``command`` found in a snippet, moved to where the snippet sits in a file."""
+    def move(span: Span) -> Span:
+        if span.source is not None:
+            return span
+        c1 = span.col + (col_offset(span.line) if col_offset else 0)
+        c2 = span.end_col + (col_offset(span.end_line) if col_offset else 0)
+        return Span(span.line + line_offset, c1, span.end_line + line_offset, c2,
+                    cell if cell is not None else span.cell, span.source)
+
+    return Command(words=[Word(w.text, move(w.span), w.splat) for w in command.words],
+                   env={k: Word(v.text, move(v.span), v.splat) for k, v in command.env.items()},
+                   env_open_ended=command.env_open_ended, image=command.image,
+                   base_dir=command.base_dir)
+
+
+# ---------------------------------------------------------------------------
+# the Dockerfile frontend
+# ---------------------------------------------------------------------------
+
+_DIRECTIVE = re.compile(r"^#\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(.*?)\s*$")
+_INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)(?=\s|$)")
+_HEREDOC = re.compile(r"<<(-?)\s*([\"']?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
+_DOCKER_VAR = re.compile(
+    r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-+])(?P<arg>[^}]*))?\}"
+    r"|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))")
+#: init wrappers that run the rest of their argv (``tini --``, ``dumb-init``)
+_INIT_WRAPPERS = frozenset({"tini", "tini-static", "dumb-init", "catatonit", "gosu", "su-exec"})
+
+
+@dataclass
+class _Instruction:
+    keyword: str
+    text: str  # the arguments after the keyword, continuation lines joined
+    chars: list[int]  # file offset of every character of ``text``
+    line: int  # 1-based line of the keyword
+    keyword_span: Span
+    heredocs: list[tuple[str, list[int]]] = field(default_factory=list)
+    markers: list[tuple[str, list[int]]] = field(default_factory=list)
+
+
+@dataclass
+class _Form:
+    """A CMD or ENTRYPOINT: exec form (``items``) or shell form (``script``)."""
+
+    items: list[Tok] | None
+    script: str | None
+    chars: list[int] | None
+    span: Span
+
+
+@dataclass
+class _Stage:
+    image: str  # the FROM reference, ARGs substituted
+    name: str | None
+    vllm_image: str | None  # the vllm/vllm-openai image this stage derives from
+    base_image: str | None  # the external image at the root of the chain
+    env: dict[str, Word] = field(default_factory=dict)
+    args: dict[str, Word] = field(default_factory=dict)
+    entrypoint: _Form | None = None
+    cmd: _Form | None = None
+    cmd_set_here: bool = False
+    posix_shell: bool = True
+
+
+def commands_in_dockerfile(text: str, *, path: str | None = None,
+                           base_dir: str | None = None) -> list[Command]:
+    """The commands a Dockerfile starts (CMD/ENTRYPOINT per stage, and RUN lines)."""
+    try:
+        return _DockerfileReader(text, base_dir).run()
+    except Exception:  # never raise on any input
+        return []
+
+
+class _DockerfileReader:
+    def __init__(self, text: str, base_dir: str | None) -> None:
+        self.text = text
+        self.base_dir = base_dir
+        self.lines = LineIndex(text)
+        self.raw_lines = text.split("\n")
+        self.escape = "\\"
+        self.global_args: dict[str, Word] = {}
+        self.stages: list[_Stage] = []
+        self.out: list[Command] = []
+
+    # -- reading instructions -------------------------------------------------
+
+    def instructions(self) -> Iterable[_Instruction]:
+        lines = self.raw_lines
+        starts = self.lines.starts
+        i = 0
+        # parser directives: only at the very top, before any other line
+        while i < len(lines):
+            m = _DIRECTIVE.match(lines[i].strip("\r"))
+            if not m:
+                break
+            if m.group(1).lower() == "escape" and m.group(2) in ("`", "\\"):
+                self.escape = m.group(2)
+            i += 1
+        esc = self.escape
+        cont = re.compile(re.escape(esc) + r"[ \t]*\r?$")
+        while i < len(lines):
+            line = lines[i]
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                i += 1
+                continue
+            m = _INSTRUCTION.match(line)
+            if not m:
+                i += 1
+                continue
+            keyword = m.group(1).upper()
+            kw_line = i + 1
+            kw_span = Span(kw_line, m.start(1), kw_line, m.end(1))
+            text_parts: list[str] = []
+            chars: list[int] = []
+            first = True
+            while i < len(lines):
+                line = lines[i]
+                base = starts[i] if i < len(starts) else self.lines.length
+                if not first and (not line.strip() or line.lstrip().startswith("#")):
+                    i += 1
+                    continue
+                begin = m.end(1) if first else 0
+                c = cont.search(line)
+                end = c.start() if c else len(line.rstrip("\r"))
+                piece = line[begin:end]
+                text_parts.append(piece)
+                chars.extend(range(base + begin, base + end))
+                first = False
+                i += 1
+                if not c:
+                    break
+            joined = "".join(text_parts)
+            # leading whitespace after the keyword is not part of the arguments
+            lead = len(joined) - len(joined.lstrip())
+            instr = _Instruction(keyword, joined[lead:], chars[lead:], kw_line, kw_span)
+            # BuildKit heredocs (RUN, COPY, ADD): the body lines belong to this instruction
+            heredocs = _HEREDOC.finditer(instr.text) if keyword in ("RUN", "COPY", "ADD") else ()
+            for hd in heredocs:
+                strip_tabs, marker = hd.group(1) == "-", hd.group(3)
+                body: list[str] = []
+                body_chars: list[int] = []
+                end_marker: tuple[str, list[int]] = ("", [])
+                while i < len(lines):
+                    line = lines[i].rstrip("\r")
+                    check = line.lstrip("\t") if strip_tabs else line
+                    base = starts[i]
+                    i += 1
+                    if check == marker:
+                        end_marker = (line + "\n", list(range(base, base + len(line) + 1)))
+                        break
+                    body.append(line + "\n")
+                    body_chars.extend(range(base, base + len(line) + 1))
+                instr.heredocs.append(("".join(body), body_chars))
+                instr.markers.append(end_marker)
+            yield instr
+
+    # -- substitution ---------------------------------------------------------
+
+    @staticmethod
+    def substitute(value: str, variables: dict[str, Word]) -> str | None:
+        """Docker's build-time ``$VAR`` / ``${VAR:-x}`` substitution; None if unknown."""
+        unknown = False
+
+        def repl(m: re.Match[str]) -> str:
+            nonlocal unknown
+            name = m.group("braced") or m.group("bare")
+            op, arg = m.group("op"), m.group("arg") or ""
+            word = variables.get(name)
+            known = word is not None and word.text is not None
+            is_set = word is not None
+            if op in (":-", "-"):
+                if known and (word.text or op == "-"):  # type: ignore[union-attr]
+                    return word.text  # type: ignore[union-attr,return-value]
+                if is_set and not known:
+                    unknown = True
+                    return ""
+                return arg
+            if op in (":+", "+"):
+                if known:
+                    return arg if (word.text or op == "+") else ""  # type: ignore[union-attr]
+                if is_set:
+                    unknown = True
+                return ""
+            if known:
+                return word.text  # type: ignore[union-attr,return-value]
+            unknown = True
+            return ""
+
+        out = _DOCKER_VAR.sub(repl, value.replace("\\$", "\0"))
+        if unknown:
+            return None
+        return out.replace("\0", "$")
+
+    # -- instructions ---------------------------------------------------------
+
+    def run(self) -> list[Command]:
+        stage: _Stage | None = None
+        for instr in self.instructions():
+            kw = instr.keyword
+            if kw == "FROM":
+                stage = self.start_stage(instr)
+                continue
+            if kw == "ARG":
+                self.do_arg(instr, stage)
+                continue
+            if stage is None:
+                continue
+            if kw == "ENV":
+                self.do_env(instr, stage)
+            elif kw == "SHELL":
+                items = json_string_array(instr.text)
+                if items:
+                    stage.posix_shell = posixpath.basename(items[0][0]).lower() in SHELLS
+            elif kw in ("CMD", "ENTRYPOINT"):
+                form = self.read_form(instr)
+                if kw == "CMD":
+                    stage.cmd = form
+                    stage.cmd_set_here = True
+                else:
+                    stage.entrypoint = form
+                    if not stage.cmd_set_here:
+                        stage.cmd = None
+            elif kw == "RUN":
+                self.do_run(instr, stage)
+        self.emit_stage_launches()
+        return self.out
+
+    def start_stage(self, instr: _Instruction) -> _Stage:
+        words = split_words(instr.text)
+        texts = [w[0] for w in words if not w[0].startswith("--")]
+        ref = texts[0] if texts else ""
+        name = texts[2] if len(texts) >= 3 and texts[1].lower() == "as" else None
+        image = self.substitute(ref, self.global_args)
+        image = clean_image(ref if image is None else image)
+        parent = None
+        for prev in reversed(self.stages):
+            if prev.name is not None and prev.name == image.lower():
+                parent = prev
+                break
+        if parent is not None:
+            stage = _Stage(image=image, name=name.lower() if name else None,
+                           vllm_image=parent.vllm_image, base_image=parent.base_image,
+                           env=dict(parent.env), entrypoint=parent.entrypoint, cmd=parent.cmd,
+                           posix_shell=parent.posix_shell)
+        else:
+            vllm = image_for_command(image) if is_vllm_image(image) else None
+            stage = _Stage(image=image, name=name.lower() if name else None, vllm_image=vllm,
+                           base_image=image)
+        self.stages.append(stage)
+        return stage
+
+    def arg_pairs(self, instr: _Instruction) -> list[tuple[str, str | None, Span]]:
+        pairs = []
+        for text, idx, start, end in split_words(instr.text):
+            key, eq, value = text.partition("=")
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+                continue
+            span = self._span_of(instr.chars, start, end)
+            if eq:
+                # the value's own span: the characters after '='
+                vstart = idx[len(key) + 1] if len(idx) > len(key) + 1 else None
+                if vstart is not None:
+                    span = self.lines.span(instr.chars[vstart], instr.chars[end - 1] + 1)
+            pairs.append((key, value if eq else None, span))
+        return pairs
+
+    def do_arg(self, instr: _Instruction, stage: _Stage | None) -> None:
+        for key, value, span in self.arg_pairs(instr):
+            scope = self.global_args if stage is None else stage.args
+            if value is None:
+                if stage is not None and key in self.global_args:
+                    scope[key] = self.global_args[key]
+                elif key not in scope:
+                    scope[key] = Word(None, span)  # given with --build-arg, or empty
+                continue
+            known = {**(stage.args if stage else self.global_args), **(stage.env if stage else {})}
+            scope[key] = Word(self.substitute(value, known), span)
+
+    def do_env(self, instr: _Instruction, stage: _Stage) -> None:
+        words = split_words(instr.text)
+        known = {**stage.args, **stage.env}
+        if words and "=" not in words[0][0]:
+            # legacy ``ENV KEY value with spaces``: one pair, the value is the rest
+            key = words[0][0]
+            rest_start = words[1][2] if len(words) > 1 else len(instr.text)
+            raw_value = instr.text[rest_start:].strip()
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", key):
+                return
+            if raw_value:
+                span = self._span_of(instr.chars, rest_start, rest_start + len(raw_value))
+            else:
+                span = self._span_of(instr.chars, words[0][2], words[0][3])
+            value = " ".join(w[0] for w in words[1:])
+            stage.env[key] = Word(self.substitute(value, known), span)
+            return
+        for text, idx, start, end in words:
+            key, eq, value = text.partition("=")
+            if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", key):
+                continue
+            if len(idx) > len(key) + 1:
+                span = self.lines.span(instr.chars[idx[len(key) + 1]], instr.chars[end - 1] + 1)
+            else:
+                span = self._span_of(instr.chars, start, end)
+            raw = instr.text[start:end]
+            # Docker substitutes unless the value was single-quoted
+            sub = value if "'" in raw.partition("=")[2][:1] else self.substitute(value, known)
+            stage.env[key] = Word(sub, span)
+            known[key] = stage.env[key]
+
+    def _span_of(self, chars: list[int], start: int, end: int) -> Span:
+        if not chars:
+            return Span(1, 0, 1, 0)
+        start = max(0, min(start, len(chars) - 1))
+        end = max(start + 1, min(end, len(chars)))
+        return self.lines.span(chars[start], chars[end - 1] + 1)
+
+    def read_form(self, instr: _Instruction) -> _Form:
+        span = self._span_of(instr.chars, 0, len(instr.text)) if instr.text else instr.keyword_span
+        items = json_string_array(instr.text) if instr.text.lstrip().startswith("[") else None
+        if items is not None:
+            toks = [Tok(text, self._span_of(instr.chars, start, end),
+                        [instr.chars[k] for k in idx])
+                    for text, idx, start, end in items]
+            return _Form(toks, None, None, span)
+        script, chars = self.with_heredocs(instr)
+        return _Form(None, script, chars, span)
+
+    @staticmethod
+    def with_heredocs(instr: _Instruction) -> tuple[str, list[int]]:
+        if not instr.heredocs:
+            return instr.text, instr.chars
+        # ``RUN <<EOF`` alone: the body is the script
+        if re.fullmatch(r"\s*<<-?\s*[\"']?[A-Za-z_][A-Za-z0-9_.-]*[\"']?\s*", instr.text):
+            body, chars = instr.heredocs[0]
+            return body, chars
+        # otherwise the heredoc feeds the command: the shell reads it as a heredoc
+        script = instr.text + "\n"
+        chars = list(instr.chars) + [instr.chars[-1] + 1 if instr.chars else 0]
+        for (body, body_chars), marker in zip(instr.heredocs, instr.markers):
+            script += body + marker[0]
+            chars += body_chars + marker[1]
+        return script, chars
+
+    def do_run(self, instr: _Instruction, stage: _Stage) -> None:
+        text, chars = instr.text, instr.chars
+        # BuildKit flags: RUN --mount=... --network=none cmd
+        m = re.match(r"(\s*--[A-Za-z-]+(=(\"[^\"]*\"|'[^']*'|\S*))?)+\s+", text)
+        if m:
+            instr = _Instruction(instr.keyword, text[m.end():], chars[m.end():], instr.line,
+                                 instr.keyword_span, instr.heredocs, instr.markers)
+        form = self.read_form(instr)
+        env = dict(stage.env)
+        variables = {**stage.args, **stage.env}
+        image = stage.vllm_image
+        if form.items is not None:
+            self.out += commands_from_argv(form.items, self.lines, env=env, image=image,
+                                           variables=variables, base_dir=self.base_dir)
+            return
+        if not stage.posix_shell or form.script is None:
+            return
+        place = placer(form.script, form.chars, self.lines, form.span)
+        for c in shell_commands(form.script, place, variables, self.base_dir):
+            self.out.append(merge_context(c, env=env, image=image, base_dir=self.base_dir))
+
+    # -- the launch of each stage ---------------------------------------------
+
+    def emit_stage_launches(self) -> None:
+        groups: dict[tuple[int, int], _Stage] = {}
+        for stage in self.stages:
+            if stage.entrypoint is None and stage.cmd is None:
+                continue
+            groups[(id(stage.entrypoint), id(stage.cmd))] = stage  # the last stage wins
+        for stage in groups.values():
+            self.out += self.stage_launch(stage)
+
+    def stage_launch(self, stage: _Stage) -> list[Command]:
+        env = dict(stage.env)
+        image = stage.vllm_image
+        entry, cmd = stage.entrypoint, stage.cmd
+        variables = dict(stage.env)
+        if entry is not None and entry.items is None:
+            return self.shell_form(entry, stage, env, image)  # shell-form ENTRYPOINT ignores CMD
+        if entry is None:
+            if cmd is None:
+                return []
+            if cmd.items is None:
+                return self.shell_form(cmd, stage, env, image)
+            items = cmd.items
+            if image is None and items and (items[0].text or "").startswith("-") \
+                    and "vllm" in (stage.base_image or "").lower():
+                image = "vllm/vllm-openai"  # a custom image built on vLLM's; tag unknown
+            return commands_from_argv(items, self.lines, env=env, image=image,
+                                      variables=variables, base_dir=self.base_dir)
+        items = list(entry.items or [])
+        if cmd is not None:
+            if cmd.items is not None:
+                items += cmd.items
+            else:
+                items += [Tok("/bin/sh", cmd.span), Tok("-c", cmd.span),
+                          Tok(cmd.script, cmd.span, cmd.chars)]
+        items = _strip_init(items, entry_len=len(entry.items or []))
+        return commands_from_argv(items, self.lines, env=env, image=image, variables=variables,
+                                  base_dir=self.base_dir)
+
+    def shell_form(self, form: _Form, stage: _Stage, env: dict[str, Word],
+                   image: str | None) -> list[Command]:
+        if form.script is None or not stage.posix_shell:
+            return []
+        place = placer(form.script, form.chars, self.lines, form.span)
+        found = shell_commands(form.script, place, dict(stage.env), self.base_dir)
+        return [merge_context(c, env=env, image=image, base_dir=self.base_dir) for c in found]
+
+
+def _strip_init(items: list[Tok], entry_len: int) -> list[Tok]:
+    """Drop ``tini --`` / ``dumb-init`` / an ``entrypoint.sh`` that execs ``"$@"``."""
+    if not items or items[0].text is None:
+        return items
+    first = posixpath.basename(items[0].text)
+    if first in _INIT_WRAPPERS:
+        j = 1
+        while j < len(items) and (items[j].text or "").startswith("-"):
+            j += 1
+            if items[j - 1].text == "--":
+                break
+        return items[j:]
+    if entry_len == 1 and len(items) > 1 and first.endswith(".sh"):
+        nxt = posixpath.basename(items[1].text or "")
+        if nxt == "vllm" or re.match(r"^python(\d+(\.\d+)?)?$", nxt):
+            return items[1:]  # the usual ``exec "$@"`` entrypoint script
+    return items

@@ -1,0 +1,323 @@
+"""Markdown (and reStructuredText) documents: launches in code blocks.
+
+Fenced blocks (````` and ``~~~``, any info string, indented fences in lists) and
+reST ``.. code-block::`` / ``.. code::`` / ``.. sourcecode::`` directives are
+judged by their content, not by their tag, because recipes put shell in
+``python`` fences:
+
+- ``text`` / ``log`` / ``json`` / ``toml``... blocks are never launches;
+- lines with a ``$ `` prompt are commands and the rest of such a block is
+  output; a ``console`` block without prompts counts only if it starts with a
+  command;
+- a block that parses as Python and builds an engine (``LLM(`` / ``EngineArgs(``
+  / subprocess) is Python (:func:`python_blocks_of_markdown`);
+- a block with a shell command line (``vllm``, ``python -m``, ``docker``,
+  ``env``, ``export``, ``VAR=x cmd``...) or a shell tag goes to the shell
+  frontend, placed exactly in the file;
+- ``yaml`` blocks go to the YAML frontend, ``dockerfile`` blocks (or blocks
+  starting with ``FROM``) to the Dockerfile frontend.
+
+Prose and inline code are never read.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from ..model import Command
+from .dockerfile import LineIndex, commands_in_dockerfile, placer, shell_commands, shift_command
+
+_FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+_RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|prompt)::\s*(\S*)")
+_PROMPT = re.compile(r"^(\s*(?:\([^)\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s*)?\$ )")
+_PROMPT_ONLY = re.compile(r"^\s*\$\s*$")
+
+_SKIP_LANGS = frozenset({
+    "text", "txt", "log", "logs", "output", "out", "stdout", "stderr", "json", "jsonc", "json5",
+    "jsonl", "toml", "ini", "cfg", "csv", "tsv", "diff", "patch", "plaintext", "plain", "none",
+    "nohighlight", "http", "xml", "html", "sql", "mermaid", "md", "markdown", "rst", "tex",
+    "latex", "math", "c", "cpp", "c++", "go", "rust", "java", "javascript", "js", "ts",
+    "typescript", "powershell", "ps1", "pwsh", "bat", "batch", "cmd", "pycon", "python-console",
+    "ipython-console", "traceback", "pytb", "properties", "env", "dotenv", "graphql", "proto",
+})
+_SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "ksh", "fish", "shellscript",
+                          "shell-script", "posix", "slurm", "sbatch"})
+_PROMPT_LANGS = frozenset({"console", "shell-session", "shellsession", "terminal", "sh-session",
+                           "bash-session", "session"})
+_PYTHON_LANGS = frozenset({"python", "py", "python3", "py3", "ipython", "ipython3", "jupyter",
+                           "notebook"})
+_YAML_LANGS = frozenset({"yaml", "yml"})
+_DOCKER_LANGS = frozenset({"dockerfile", "docker", "containerfile"})
+_STARTERS = frozenset({
+    "vllm", "python", "python3", "docker", "podman", "nerdctl", "env", "export", "nohup",
+    "exec", "uv", "uvx", "srun", "torchrun", "sudo", "time", "numactl", "taskset", "conda",
+    "micromamba", "pixi", "poetry", "pipenv", "apptainer", "singularity", "kubectl", "bash",
+    "sh", "source", "cd", "set", "ray", "accelerate", "deepspeed", "timeout", "mpirun",
+})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_YAML_MANIFEST = re.compile(r"\A(?:#.*\n|---\s*\n|\s*\n)*(?:apiVersion|kind|services):", re.M)
+_ENGINE_CALL = re.compile(r"\b(?:LLM|EngineArgs|AsyncEngineArgs|AsyncLLMEngine|LLMEngine|Popen|"
+                          r"subprocess\.\w+|os\.system)\s*\(")
+
+
+@dataclass
+class _Block:
+    lang: str
+    line: int  # 1-based file line of the first content line
+    lines: list[str]  # content lines, block indentation removed
+    indents: list[int]  # characters removed from each content line
+    chars: list[list[int]]  # file offset of every character of each content line
+
+
+def _lang(info: str) -> str:
+    words = info.strip().split()
+    if not words:
+        return ""
+    first = words[0].strip("{}.").lower()
+    if first in ("code-block", "code", "sourcecode", "eval-rst") and len(words) > 1:
+        first = words[1].strip("{}.").lower()
+    first = first.split(",")[0].split("{")[0]
+    return first
+
+
+def _blocks(text: str) -> list[_Block]:
+    lines = text.split("\n")
+    index = LineIndex(text)
+    blocks: list[_Block] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _FENCE_OPEN.match(line)
+        if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+            indent, fence, info = len(m.group(1)), m.group(2), m.group(3)
+            close = re.compile(r"^\s*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}\s*$")
+            j = i + 1
+            content: list[str] = []
+            indents: list[int] = []
+            chars: list[list[int]] = []
+            while j < len(lines) and not close.match(lines[j]):
+                raw = lines[j].rstrip("\r")
+                strip = min(indent, len(raw) - len(raw.lstrip(" ")))
+                content.append(raw[strip:])
+                indents.append(strip)
+                base = index.starts[j] + strip
+                chars.append(list(range(base, base + len(raw) - strip)))
+                j += 1
+            blocks.append(_Block(_lang(info), i + 2, content, indents, chars))
+            i = j + 1
+            continue
+        m = _RST_DIRECTIVE.match(line)
+        if m:
+            indent = len(m.group(1))
+            lang = m.group(2).lower()
+            j = i + 1
+            while j < len(lines) and lines[j].strip().startswith(":"):  # options
+                j += 1
+            start = j
+            while j < len(lines) and (not lines[j].strip()
+                                      or len(lines[j]) - len(lines[j].lstrip()) > indent):
+                j += 1
+            body = lines[start:j]
+            while body and not body[-1].strip():
+                body.pop()
+            nonblank = [len(b) - len(b.lstrip()) for b in body if b.strip()]
+            strip_n = min(nonblank) if nonblank else 0
+            content, indents, chars = [], [], []
+            for k, raw in enumerate(body):
+                raw = raw.rstrip("\r")
+                strip = min(strip_n, len(raw) - len(raw.lstrip()))
+                content.append(raw[strip:])
+                indents.append(strip)
+                base = index.starts[start + k] + strip
+                chars.append(list(range(base, base + len(raw) - strip)))
+            if content:
+                blocks.append(_Block(lang, start + 1, content, indents, chars))
+            i = max(j, i + 1)
+            continue
+        i += 1
+    return blocks
+
+
+def _first_word(line: str) -> str:
+    words = line.strip().split()
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    return words[0].rsplit("/", 1)[-1] if words else ""
+
+
+def _logical_lines(lines: list[str]) -> list[str]:
+    out, current = [], ""
+    for line in lines:
+        stripped = line.rstrip()
+        if stripped.endswith("\\"):
+            current += stripped[:-1] + " "
+            continue
+        out.append(current + line)
+        current = ""
+    if current:
+        out.append(current)
+    return out
+
+
+def _starts_command(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped or stripped.startswith("#"):
+        return False
+    words = stripped.split()
+    if _ASSIGNMENT.match(words[0]):
+        # VAR=x cmd, or a plain assignment followed by more shell
+        return len(words) > 1 or bool(re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]))
+    first = _first_word(stripped)
+    return first in _STARTERS or bool(re.match(r"^python\d(\.\d+)?$", first))
+
+
+def _prompted(block: _Block) -> tuple[list[str], bool]:
+    """Lines with the ``$ `` prompt blanked; output lines blanked.  ``found`` if any prompt."""
+    out: list[str] = []
+    found = False
+    continuing = False
+    for line in block.lines:
+        m = _PROMPT.match(line)
+        if m:
+            found = True
+            out.append(" " * len(m.group(1)) + line[m.end(1):])
+            continuing = line.rstrip().endswith("\\")
+        elif continuing:
+            out.append(line)
+            continuing = line.rstrip().endswith("\\")
+        else:
+            out.append("")
+    return out, found
+
+
+def _is_python(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except Exception:
+        return False
+    return True
+
+
+@dataclass
+class _Judged:
+    kind: str  # "shell", "python", "yaml", "dockerfile", ""
+    lines: list[str]
+
+
+def _judge(block: _Block) -> _Judged:
+    lang = block.lang
+    if lang in _SKIP_LANGS:
+        return _Judged("", [])
+    body = "\n".join(block.lines)
+    if lang in _YAML_LANGS or (not lang and _YAML_MANIFEST.search(body)):
+        return _Judged("yaml", block.lines)
+    if lang in _DOCKER_LANGS or _looks_like_dockerfile(block.lines):
+        return _Judged("dockerfile", block.lines)
+    prompted, found = _prompted(block)
+    if found:
+        return _Judged("shell", prompted)
+    if lang in _PROMPT_LANGS:
+        logical = [ln for ln in _logical_lines(block.lines) if ln.strip()]
+        if logical and _starts_command(logical[0]):
+            return _Judged("shell", block.lines)
+        return _Judged("", [])
+    if lang in _SHELL_LANGS:
+        return _Judged("shell", block.lines)
+    if _is_python(body):
+        if _ENGINE_CALL.search(body):
+            return _Judged("python", block.lines)
+        if lang in _PYTHON_LANGS:
+            return _Judged("", [])
+    if any(_starts_command(ln) for ln in _logical_lines(block.lines)):
+        return _Judged("shell", block.lines)
+    return _Judged("", [])
+
+
+def _looks_like_dockerfile(lines: list[str]) -> bool:
+    significant = [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
+    if not significant or not re.match(r"^FROM\s+\S", significant[0]):
+        return False
+    return any(re.match(r"^(CMD|ENTRYPOINT|RUN|ENV|ARG)\b", ln) for ln in significant[1:])
+
+
+def python_blocks_of_markdown(text: str) -> list[tuple[int, str]]:
+    """``(file line of the source's first line, source)`` of Python engine-launch blocks.
+
+    A block indented in the document (a fence inside a list item) keeps its
+    indentation, under an ``if True:`` line placed on the fence line, so that
+    lines *and* columns are the document's; if that does not parse, the block
+    is given dedented (columns then count from the block's indentation).
+    """
+    out: list[tuple[int, str]] = []
+    try:
+        for b in _blocks(text):
+            if _judge(b).kind != "python":
+                continue
+            if any(b.indents) and b.line > 1:
+                wrapped = "if True:\n" + "\n".join(" " * n + ln for n, ln in zip(b.indents, b.lines))
+                if _is_python(wrapped):
+                    out.append((b.line - 1, wrapped))
+                    continue
+            out.append((b.line, "\n".join(b.lines)))
+    except Exception:
+        return out
+    return out
+
+
+def commands_in_markdown(text: str, *, path: str | None = None,
+                         base_dir: str | None = None) -> list[Command]:
+    """The commands in a document's shell, YAML and Dockerfile code blocks."""
+    try:
+        blocks = _blocks(text)
+    except Exception:
+        return []
+    index = LineIndex(text)
+    out: list[Command] = []
+    for block in blocks:
+        try:
+            judged = _judge(block)
+            if judged.kind == "shell":
+                out += _shell_block(block, judged.lines, index, base_dir)
+            elif judged.kind in ("yaml", "dockerfile"):
+                out += _delegate(block, judged.kind, base_dir)
+        except Exception:
+            continue
+    return out
+
+
+def _shell_block(block: _Block, lines: list[str], index: LineIndex,
+                 base_dir: str | None) -> list[Command]:
+    script = "\n".join(lines)
+    chars: list[int] = []
+    for k, line in enumerate(lines):
+        row_chars = block.chars[k]
+        row = block.line - 1 + k
+        line_end = row_chars[-1] + 1 if row_chars else index.starts[min(row, len(index.starts) - 1)]
+        # blanked prompts keep their length, so columns still line up with the file
+        chars += [row_chars[c] if c < len(row_chars) else line_end for c in range(len(line))]
+        if k < len(lines) - 1:
+            chars.append(line_end)
+    first = index.starts[min(block.line - 1, len(index.starts) - 1)]
+    fallback = index.span(first, first)
+    place = placer(script, chars, index, fallback)
+    return shell_commands(script, place, None, base_dir)
+
+
+def _delegate(block: _Block, kind: str, base_dir: str | None) -> list[Command]:
+    body = "\n".join(block.lines) + "\n"
+    if kind == "yaml":
+        from .yaml_manifests import commands_in_yaml, is_serve_config
+
+        if is_serve_config(body):
+            return []
+        found = commands_in_yaml(body, base_dir=base_dir)
+    else:
+        found = commands_in_dockerfile(body, base_dir=base_dir)
+    indents = block.indents
+
+    def col_offset(line: int) -> int:
+        k = line - 1
+        return indents[k] if 0 <= k < len(indents) else 0
+
+    return [shift_command(c, block.line - 1, col_offset) for c in found]

@@ -1,0 +1,179 @@
+"""Jupyter notebooks (``.ipynb``): shell escapes and shell cells.
+
+Cells are numbered as ``cells`` numbers them (0-based, markdown and raw cells
+counted); lines are 1-based within the cell, which is how findings on notebooks
+are reported (``Span.cell``).
+
+- ``!cmd`` / ``!!cmd`` / ``var = !cmd`` lines (``\\``-continued lines joined, as
+  IPython does), ``%sx cmd`` / ``%system cmd``: shell;
+- ``%%bash``, ``%%sh``, ``%%script bash|sh`` cells: shell (body from line 2);
+- ``%%capture`` / ``%%time`` / ``%%timeit`` cells: Python after the first line;
+- other ``%%`` cell magics (``%%writefile``, ``%%html``...) are neither;
+- ``%`` line magics are ignored, except ``%env K=V`` / ``%set_env`` and Python
+  ``os.environ["K"] = "V"``, which set the environment of the shell commands
+  that follow (in cell order).
+
+:func:`python_cells_of_notebook` gives the Python of each code cell with the
+IPython-only lines blanked (``pass`` where a block needs a statement), so line
+numbers are kept; the Python frontend reads those.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Command, Span, Word
+from .dockerfile import LineIndex, merge_context, placer, shell_commands
+
+_SHELL_CELL = re.compile(r"^%%(bash|sh|script\s+(?:\S*/)?(?:bash|sh|zsh|dash))\b")
+_PY_CELL = re.compile(r"^%%(capture|time|timeit|prun|debug|python3?|pypy|memit)\b")
+_BANG = re.compile(r"^(\s*)(!!?)")
+_ASSIGN_BANG = re.compile(r"^(\s*[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*\s*=\s*)(!!?)")
+_SHELL_MAGIC = re.compile(r"^(\s*)(%(?:sx|system|sc)\b)")
+_LINE_MAGIC = re.compile(r"^\s*%")
+_ENV_MAGIC = re.compile(r"^\s*%(?:env|set_env)\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*|\s+)(.*?)\s*$")
+_OS_ENVIRON = re.compile(
+    r"^\s*os\.environ\[\s*(['\"])([A-Za-z_][A-Za-z0-9_]*)\1\s*\]\s*=\s*(['\"])(.*?)\3\s*(#.*)?$")
+
+
+@dataclass
+class _ShellPart:
+    cell: int
+    text: str  # lines ``first_line``.. of the cell, IPython syntax replaced by spaces
+    first_line: int  # 1-based line in the cell of the text's first line
+    env: dict[str, Word] = field(default_factory=dict)  # %env / os.environ set before it
+    source: str = ""  # the whole cell
+
+
+@dataclass
+class _Scan:
+    parts: list[_ShellPart] = field(default_factory=list)
+    python: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _cells(text: str) -> list[Any]:
+    try:
+        data = json.loads(text)
+    except Exception:
+        return []
+    if not isinstance(data, dict):
+        return []
+    cells = data.get("cells")
+    if not isinstance(cells, list):
+        return []
+    return cells
+
+
+def _source(cell: Any) -> str:
+    src = cell.get("source", "") if isinstance(cell, dict) else ""
+    if isinstance(src, list):
+        return "".join(s for s in src if isinstance(s, str))
+    return src if isinstance(src, str) else ""
+
+
+def _scan(text: str) -> _Scan:
+    scan = _Scan()
+    env: dict[str, Word] = {}
+    for index, cell in enumerate(_cells(text)):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = _source(cell)
+        lines = source.split("\n")
+        first = lines[0].strip() if lines else ""
+        if first.startswith("%%"):
+            if _SHELL_CELL.match(first):
+                body = "\n".join(lines[1:])
+                scan.parts.append(_ShellPart(index, body, 2, dict(env), source))
+                continue
+            if not _PY_CELL.match(first):
+                continue  # %%writefile, %%html, ...: not run here
+            lines = [""] + lines[1:]
+        python_lines = list(lines)
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            m_env = _ENV_MAGIC.match(line)
+            if m_env:
+                value = m_env.group(2)
+                if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                    value = value[1:-1]
+                col = m_env.start(2)
+                end = col + len(m_env.group(2))
+                env[m_env.group(1)] = Word(value, Span(i + 1, col, i + 1, end, cell=index))
+            m_os = _OS_ENVIRON.match(line)
+            if m_os:
+                col = m_os.start(3)
+                end = m_os.end(3) + len(m_os.group(4)) + 1
+                env[m_os.group(2)] = Word(m_os.group(4), Span(i + 1, col, i + 1, end, cell=index))
+            prefix = None
+            for pattern in (_BANG, _ASSIGN_BANG, _SHELL_MAGIC):
+                m = pattern.match(line)
+                if m:
+                    prefix = m.end(2)
+                    break
+            if prefix is None:
+                if _LINE_MAGIC.match(line) or line.rstrip().endswith("?") and \
+                        re.match(r"^\s*[\w.]+\?\??\s*$", line):
+                    python_lines[i] = _blank(line)
+                i += 1
+                continue
+            # the shell text: the line with everything up to the command blanked
+            start = i
+            shell_lines = [" " * prefix + line[prefix:]]
+            python_lines[i] = _blank(line)
+            while lines[i].rstrip("\r").endswith("\\") and i + 1 < len(lines):
+                i += 1
+                shell_lines.append(lines[i])
+                python_lines[i] = ""
+            scan.parts.append(_ShellPart(index, "\n".join(shell_lines), start + 1, dict(env),
+                                         source))
+            i += 1
+        scan.python.append((index, "\n".join(python_lines)))
+    return scan
+
+
+def _blank(line: str) -> str:
+    """An IPython-only line as Python: ``pass`` at its indentation keeps blocks valid."""
+    indent = len(line) - len(line.lstrip())
+    return line[:indent] + "pass" if indent else ""
+
+
+def shell_parts_of_notebook(text: str) -> list[tuple[int, str, int]]:
+    """``(cell index, shell text, first line of that text in the cell)`` for every shell part."""
+    try:
+        return [(p.cell, p.text, p.first_line) for p in _scan(text).parts]
+    except Exception:
+        return []
+
+
+def python_cells_of_notebook(text: str) -> list[tuple[int, str]]:
+    """``(cell index, Python source)`` of every code cell, IPython lines blanked."""
+    try:
+        return _scan(text).python
+    except Exception:
+        return []
+
+
+def commands_in_notebook(text: str, *, path: str | None = None,
+                         base_dir: str | None = None) -> list[Command]:
+    """The commands the notebook's shell parts start; spans carry ``cell`` and cell lines."""
+    try:
+        scan = _scan(text)
+    except Exception:
+        return []
+    out: list[Command] = []
+    for part in scan.parts:
+        try:
+            lines = LineIndex(part.source)
+            offset = lines.index(part.first_line, 0)
+            chars = list(range(offset, offset + len(part.text)))
+            fallback = Span(part.first_line, 0, part.first_line, 0, cell=part.cell)
+            place = placer(part.text, chars, lines, fallback, cell=part.cell)
+            for command in shell_commands(part.text, place, dict(part.env), base_dir):
+                out.append(merge_context(command, env=part.env, base_dir=base_dir))
+        except Exception:
+            continue
+    return out

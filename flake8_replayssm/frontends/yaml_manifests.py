@@ -1,0 +1,800 @@
+"""YAML files: Kubernetes / KServe / Helm-rendered manifests, docker-compose,
+GitHub Actions (and SkyPilot, GitLab CI, Tekton ``script``), Helm values.
+
+Documents are read with PyYAML ``compose_all`` so every scalar keeps its place
+(``start_mark`` / ``end_mark``); spans of words are the scalar nodes as written
+(quotes included).  Strings that a shell runs (``sh -c``, Actions ``run:``) go
+to the shell frontend with a ``place`` that maps positions inside the string's
+*value* back to the file: the value is aligned character by character with the
+raw text between the node marks (block scalars, folded lines, quotes and
+escapes), so a word is never placed on a wrong line.
+
+A standalone ``vllm serve --config`` YAML is *not* a list of commands: see
+:func:`is_serve_config`; :func:`commands_in_yaml` returns ``[]`` for it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+from ..model import Command, Span, Word
+from .dockerfile import (
+    LineIndex,
+    Tok,
+    commands_from_argv,
+    image_for_command,
+    is_vllm_image,
+    merge_context,
+    placer,
+    shell_commands,
+    shell_script_index,
+    split_words,
+)
+
+_STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+_MERGE = "tag:yaml.org,2002:merge"
+
+#: keys of Helm values / CRDs that hold vLLM's arguments
+ARG_KEYS = frozenset({
+    "args", "extraargs", "extra_args", "extra-args", "arguments", "extraarguments",
+    "serverargs", "server_args", "vllmargs", "vllm_args", "engineargs", "cmdargs",
+    "containerargs", "additionalargs", "additional_args", "command", "cmd",
+})
+_REPLAYSSM_FLAG = re.compile(r"^--(no[-_])?use[-_]replayssm(=|$)")
+
+#: vLLM option names (dashes) that mark a ``vllm serve --config`` YAML
+SERVE_CONFIG_KEYS = frozenset({
+    "model", "use-replayssm", "replayssm-buffer-len", "mamba-backend", "mamba-cache-mode",
+    "mamba-block-size", "mamba-ssm-cache-dtype", "enable-prefix-caching",
+    "disable-prefix-caching", "no-enable-prefix-caching", "speculative-config",
+    "kv-transfer-config", "kv-offloading-size", "tensor-parallel-size",
+    "pipeline-parallel-size", "data-parallel-size", "max-model-len", "port", "host",
+    "served-model-name", "trust-remote-code", "gpu-memory-utilization", "max-num-seqs",
+    "max-num-batched-tokens", "dtype", "quantization", "hf-overrides", "enforce-eager",
+    "enable-chunked-prefill", "tokenizer", "revision", "download-dir", "api-key",
+    "chat-template", "enable-auto-tool-choice", "tool-call-parser", "reasoning-parser",
+    "kv-cache-dtype", "seed", "spec-method", "spec-model", "spec-tokens", "model-impl",
+    "enable-expert-parallel", "uvicorn-log-level", "max-logprobs", "limit-mm-per-prompt",
+})
+#: keys that also appear in many unrelated YAML files
+_GENERIC_KEYS = frozenset({"model", "port", "host", "dtype", "seed", "revision", "tokenizer",
+                           "quantization", "api-key"})
+_OPTION_LIKE = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
+#: top-level keys that say "this is not a vLLM config"
+_FOREIGN_TOP = frozenset({"apiversion", "kind", "services", "jobs", "on", "steps", "stages",
+                          "runs", "resources", "run", "envs", "applications", "spec",
+                          "metadata", "version", "include", "workflows", "pipeline", "image",
+                          "containers", "replicas", "replicacount", "name", "servingenginespec"})
+
+
+def _loader() -> Any:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+# ---------------------------------------------------------------------------
+# node helpers
+# ---------------------------------------------------------------------------
+
+def _is_map(node: Any) -> bool:
+    return getattr(node, "id", None) == "mapping"
+
+
+def _is_seq(node: Any) -> bool:
+    return getattr(node, "id", None) == "sequence"
+
+
+def _is_scalar(node: Any) -> bool:
+    return getattr(node, "id", None) == "scalar"
+
+
+def _items(node: Any) -> list[tuple[str, Any, Any]]:
+    """``(key, key_node, value_node)`` of a mapping, merge keys (``<<``) resolved (cached)."""
+    if not _is_map(node):
+        return []
+    cached = node.__dict__.get("_rsm_items")
+    if cached is not None:
+        return cached
+    node._rsm_items = []  # a merge cycle ends here
+    out: list[tuple[str, Any, Any]] = []
+    merged: list[Any] = []
+    seen: set[str] = set()
+    for key_node, value_node in node.value:
+        if _is_scalar(key_node) and key_node.tag == _MERGE:
+            merged += value_node.value if _is_seq(value_node) else [value_node]
+            continue
+        if _is_scalar(key_node):
+            out.append((str(key_node.value), key_node, value_node))
+            seen.add(str(key_node.value))
+    for m in merged:
+        for key, key_node, value_node in _items(m):
+            if key not in seen:
+                seen.add(key)
+                out.append((key, key_node, value_node))
+    node._rsm_items = out
+    node._rsm_get = {k: v for k, _, v in out}
+    return out
+
+
+def _get(node: Any, key: str) -> Any:
+    if not _is_map(node):
+        return None
+    if "_rsm_get" not in node.__dict__:
+        _items(node)
+    return node.__dict__.get("_rsm_get", {}).get(key)
+
+
+def _text(node: Any) -> str | None:
+    """A scalar's value as written (``None`` for null / non-scalars)."""
+    if not _is_scalar(node) or node.tag == _NULL:
+        return None
+    return str(node.value)
+
+
+class _Doc:
+    """One YAML text: positions and scalar alignment."""
+
+    def __init__(self, text: str, base_dir: str | None) -> None:
+        self.text = text
+        self.lines = LineIndex(text)
+        self.base_dir = base_dir
+        self.consumed: set[int] = set()
+
+    def span(self, node: Any) -> Span:
+        return self.lines.span(node.start_mark.index, node.end_mark.index)
+
+    def tok(self, node: Any) -> Tok:
+        value = _text(node)
+        return Tok(value, self.span(node), self.chars(node) if value is not None else None)
+
+    def chars(self, node: Any) -> list[int] | None:
+        """The file offset of every character of a scalar's value."""
+        try:
+            return self._chars(node)
+        except Exception:
+            return None
+
+    def _chars(self, node: Any) -> list[int] | None:
+        value = str(node.value)
+        start, end = node.start_mark.index, node.end_mark.index
+        style = node.style or None
+        text = self.text
+        if style in ("|", ">"):
+            nl = text.find("\n", start, end)
+            if nl < 0:
+                return None
+            start = nl + 1
+        elif style in ('"', "'"):
+            start, end = start + 1, max(start + 1, end - 1)
+        raw = text[start:end]
+        if style is None and "\n" not in raw and raw == value:
+            return list(range(start, start + len(value)))
+        mapped = _align(value, raw, style == '"')
+        return [start + k for k in mapped]
+
+
+def _align(value: str, raw: str, double_quoted: bool) -> list[int]:
+    """Index in ``raw`` of each character of ``value`` (YAML folding, quotes, escapes)."""
+    out: list[int] = []
+    j, n = 0, len(raw)
+    for c in value:
+        k = j
+        found, step = None, 1
+        while k < n:
+            r = raw[k]
+            if double_quoted and r == "\\" and k + 1 < n:
+                nxt = raw[k + 1]
+                if nxt in "\r\n":  # escaped line break: joins without a space
+                    k += 2
+                    while k < n and raw[k] in " \t\r\n":
+                        k += 1
+                    continue
+                found = k
+                step = {"x": 4, "u": 6, "U": 10}.get(nxt, 2)
+                break
+            if r == c:
+                found = k
+                break
+            if c in " \n" and r in " \t\r\n":
+                found = k
+                break
+            if r in " \t\r\n'\"\\":
+                k += 1
+                continue
+            break
+        if found is None:
+            out.append(min(j, max(n - 1, 0)))
+            continue
+        out.append(found + step - 1)  # an escaped character sits at its escape's end
+        j = found + step
+    return out
+
+
+# ---------------------------------------------------------------------------
+# public API
+# ---------------------------------------------------------------------------
+
+def is_serve_config(text: str) -> bool:
+    """Whether ``text`` is a ``vllm serve --config`` YAML (top-level vLLM option keys)."""
+    try:
+        if "\x00" in text:
+            return False
+        import yaml
+
+        root = yaml.compose(text, Loader=_loader())
+    except Exception:  # unparsable, or several documents
+        return False
+    return _is_serve_config_node(root)
+
+
+def _is_serve_config_node(root: Any) -> bool:
+    if not _is_map(root) or not root.value:
+        return False
+    keys = [str(k.value) for k, _ in root.value if _is_scalar(k)]
+    if len(keys) != len(root.value) or not keys:
+        return False
+    lowered = {k.lower() for k in keys}
+    if lowered & _FOREIGN_TOP or any(k != k.lower() for k in keys):
+        return False  # a manifest / values file (vLLM's option names are lower case)
+    normal = [k.replace("_", "-") for k in keys]
+    option_like = [k for k, norm in zip(keys, normal)
+                   if _OPTION_LIKE.match(k) and (norm in SERVE_CONFIG_KEYS or "-" in k or "_" in k)]
+    if 2 * len(option_like) < len(keys):
+        return False
+    known = {k for k in normal if k in SERVE_CONFIG_KEYS}
+    if not known:
+        return False
+    if known <= _GENERIC_KEYS:
+        # `model:` / `port:` alone are in many other files: need a vLLM-only key too
+        return any(k.startswith(("use-replayssm", "mamba-", "enable-", "disable-", "no-enable-"))
+                   for k in normal)
+    return True
+
+
+def commands_in_yaml(text: str, *, path: str | None = None,
+                     base_dir: str | None = None) -> list[Command]:
+    """The commands YAML manifests, compose files, workflows and Helm values start."""
+    try:
+        import yaml
+
+        docs = list(yaml.compose_all(text, Loader=_loader()))
+    except Exception:  # unparsable YAML (or PyYAML missing)
+        return []
+    out: list[Command] = []
+    doc = _Doc(text, base_dir)
+    for root in docs:
+        try:
+            out += _commands_in_document(root, doc)
+        except Exception:
+            continue
+    return out
+
+
+def _commands_in_document(root: Any, doc: _Doc) -> list[Command]:
+    if root is None or _is_serve_config_node(root):
+        return []
+    out: list[Command] = []
+    services = _get(root, "services")
+    if _is_map(services) and _get(root, "apiVersion") is None:
+        for _, _, svc in _items(services):
+            if _is_map(svc):
+                out += _compose_service(svc, doc)
+    jobs = _get(root, "jobs")
+    if _is_map(jobs):
+        out += _actions_workflow(root, jobs, doc)
+    runs = _get(root, "runs")
+    if _is_map(runs) and _is_seq(_get(runs, "steps")):  # composite action
+        out += _actions_steps(_get(runs, "steps"), {}, None, doc)
+    if _is_scalar(_get(root, "run")) and _get(root, "jobs") is None:
+        out += _skypilot(root, doc)
+    out += _walk(root, doc, [])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# environments
+# ---------------------------------------------------------------------------
+
+def _env_list(node: Any, doc: _Doc) -> tuple[dict[str, Word], bool]:
+    """Kubernetes / Tekton ``env: [{name, value | valueFrom}]``."""
+    env: dict[str, Word] = {}
+    if not _is_seq(node):
+        return env, False
+    for item in node.value:
+        name = _text(_get(item, "name"))
+        if not name:
+            continue
+        value = _get(item, "value")
+        if value is not None and _is_scalar(value):
+            env[name] = Word(_text(value) if value.tag != _NULL else "", doc.span(value))
+        else:
+            where = _get(item, "valueFrom") or _get(item, "name")
+            env[name] = Word(None, doc.span(where))
+    return env, False
+
+
+def _env_map(node: Any, doc: _Doc, unknown: re.Pattern[str] | None = None) -> dict[str, Word]:
+    env: dict[str, Word] = {}
+    for key, key_node, value in _items(node):
+        text = _text(value) if _is_scalar(value) else None
+        if text is not None and unknown is not None and unknown.search(text):
+            text = None
+        env[key] = Word(text, doc.span(value if _is_scalar(value) and value.tag != _NULL
+                                       else key_node))
+    return env
+
+
+# ---------------------------------------------------------------------------
+# Kubernetes containers (and anything shaped like one)
+# ---------------------------------------------------------------------------
+
+_K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+
+
+def _k8s_expand(text: str | None, env: dict[str, Word], open_ended: bool) -> str | None:
+    """Kubernetes ``$(VAR)`` references in command/args, from the container's env."""
+    if text is None or "$" not in text:
+        return text
+    unknown = False
+
+    def repl(m: re.Match[str]) -> str:
+        nonlocal unknown
+        if m.group(0) == "$$":
+            return "$"
+        name = m.group(1)
+        if name in env:
+            if env[name].text is None:
+                unknown = True
+                return ""
+            return env[name].text  # type: ignore[return-value]
+        if open_ended:
+            unknown = True
+        return m.group(0)  # an undefined reference is left as written
+
+    out = _K8S_REF.sub(repl, text)
+    return None if unknown else out
+
+
+def _seq_toks(node: Any, doc: _Doc) -> list[Tok]:
+    """Words of a sequence node (or of a string, split like a shell would without one)."""
+    toks: list[Tok] = []
+    if _is_seq(node):
+        for item in node.value:
+            if _is_scalar(item):
+                toks.append(doc.tok(item))
+            else:
+                toks.append(Tok(None, doc.span(item)))
+    elif _is_scalar(node) and node.tag != _NULL:
+        value = str(node.value)
+        chars = doc.chars(node)
+        for text, idx, start, end in split_words(value):
+            if chars is not None and idx:
+                word_chars = [chars[k] for k in idx]
+                span = doc.lines.span(chars[start], chars[end - 1] + 1)
+            else:
+                word_chars = None
+                span = doc.span(node)
+            toks.append(Tok(text, span, word_chars))
+    return toks
+
+
+def _image_of(node: Any) -> str | None:
+    image = _get(node, "image")
+    text = _text(image)
+    if text:
+        return text
+    if _is_map(image):  # Helm values: image: {repository, tag}
+        repo = _text(_get(image, "repository"))
+        tag = _text(_get(image, "tag"))
+        if repo:
+            return f"{repo}:{tag}" if tag else repo
+    repo = _text(_get(node, "repository"))
+    if repo:
+        tag = _text(_get(node, "tag"))
+        return f"{repo}:{tag}" if tag else repo
+    return None
+
+
+def _container(node: Any, doc: _Doc) -> list[Command]:
+    command, args = _get(node, "command"), _get(node, "args")
+    env, _ = _env_list(_get(node, "env"), doc)
+    open_ended = _get(node, "envFrom") is not None
+    image = _text(_get(node, "image"))
+    vllm = image_for_command(image) if image and is_vllm_image(image) else None
+
+    def expand(toks: list[Tok]) -> list[Tok]:
+        out = []
+        for t in toks:
+            new = _k8s_expand(t.text, env, open_ended)
+            out.append(t if new == t.text else Tok(new, t.span, None))
+        return out
+
+    cmd_toks = expand(_seq_toks(command, doc)) if command is not None else []
+    arg_toks = expand(_seq_toks(args, doc)) if args is not None else []
+    if command is None:
+        if not arg_toks:
+            return []
+        if vllm is None and _looks_like_vllm_args(arg_toks) and "vllm" in (image or "").lower():
+            vllm = "vllm/vllm-openai"  # a vLLM-based image of someone else's; tag unknown
+        return commands_from_argv(arg_toks, doc.lines, env=env, env_open_ended=open_ended,
+                                  image=vllm, variables=env, base_dir=doc.base_dir)
+    toks = cmd_toks + arg_toks
+    return commands_from_argv(toks, doc.lines, env=env, env_open_ended=open_ended, image=vllm,
+                              variables=env, base_dir=doc.base_dir)
+
+
+def _looks_like_vllm_args(toks: list[Tok]) -> bool:
+    if not toks or not (toks[0].text or "").startswith("-"):
+        return False
+    return any(_REPLAYSSM_FLAG.match(t.text or "") or (t.text or "").startswith("--model")
+               for t in toks)
+
+
+# ---------------------------------------------------------------------------
+# docker-compose
+# ---------------------------------------------------------------------------
+
+_COMPOSE_VAR = re.compile(
+    r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])((?:[^{}]|\{[^{}]*\})*))?\}"
+    r"|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _compose_interpolate(text: str | None) -> str | None:
+    """Compose's ``${VAR}`` interpolation: host variables are unknown, defaults are used."""
+    if text is None:
+        return None
+    result = _interpolate_mapped(text, list(range(len(text))))
+    return None if result is None else result[0]
+
+
+def _interpolate_mapped(text: str, chars: list[int]) -> tuple[str, list[int]] | None:
+    """:func:`_compose_interpolate` keeping where each character came from (None: unknown)."""
+    if "$" not in text:
+        return text, chars
+    out: list[str] = []
+    out_chars: list[int] = []
+    pos = 0
+    for m in _COMPOSE_VAR.finditer(text):
+        out.append(text[pos:m.start()])
+        out_chars += chars[pos:m.start()]
+        pos = m.end()
+        if m.group(0) == "$$":
+            out.append("$")
+            out_chars.append(chars[m.start() + 1])
+            continue
+        if m.group(2) in (":-", "-"):
+            a, b = m.start(3), m.end(3)
+            inner = _interpolate_mapped(text[a:b], chars[a:b]) if a >= 0 else ("", [])
+            if inner is None:
+                return None
+            out.append(inner[0])
+            out_chars += inner[1]
+            continue
+        return None  # ${VAR}, $VAR, ${VAR:?err}, ${VAR:+x}: the host's environment
+    out.append(text[pos:])
+    out_chars += chars[pos:]
+    return "".join(out), out_chars
+
+
+def _compose_toks(node: Any, doc: _Doc) -> list[Tok]:
+    toks = []
+    for t in _seq_toks(node, doc):
+        if t.text is None or "$" not in t.text:
+            toks.append(t)
+            continue
+        if t.chars is not None and len(t.chars) == len(t.text):
+            mapped = _interpolate_mapped(t.text, t.chars)
+            toks.append(Tok(None, t.span) if mapped is None else Tok(mapped[0], t.span, mapped[1]))
+        else:
+            toks.append(Tok(_compose_interpolate(t.text), t.span, None))
+    return toks
+
+
+def _keep_script(toks: list[Tok], raw: list[Tok]) -> list[Tok]:
+    """In ``sh -c SCRIPT``, a script compose cannot interpolate is read as written:
+    the shell frontend then sees ``${VAR}`` as a variable it does not know."""
+    k = shell_script_index(toks)
+    if k is not None and toks[k].text is None and k < len(raw) and len(raw) == len(toks):
+        toks = list(toks)
+        toks[k] = raw[k]
+    return toks
+
+
+def _compose_env(svc: Any, doc: _Doc) -> tuple[dict[str, Word], bool]:
+    env: dict[str, Word] = {}
+    node = _get(svc, "environment")
+    if _is_map(node):
+        for key, key_node, value in _items(node):
+            if _is_scalar(value) and value.tag != _NULL:
+                env[key] = Word(_compose_interpolate(_text(value)), doc.span(value))
+            else:  # `KEY:` with no value: taken from the host
+                env[key] = Word(None, doc.span(key_node))
+    elif _is_seq(node):
+        for item in node.value:
+            text = _text(item)
+            if not text:
+                continue
+            key, eq, value = text.partition("=")
+            key = key.strip()
+            if not eq:
+                env[key] = Word(None, doc.span(item))
+                continue
+            chars = doc.chars(item)
+            span = doc.span(item)
+            if chars and len(chars) == len(text) and len(value) > 0:
+                span = doc.lines.span(chars[len(key) + 1], chars[-1] + 1)
+            env[key] = Word(_compose_interpolate(value), span)
+    open_ended = _get(svc, "env_file") is not None
+    return env, open_ended
+
+
+def _compose_service(svc: Any, doc: _Doc) -> list[Command]:
+    entry_node, cmd_node = _get(svc, "entrypoint"), _get(svc, "command")
+    if entry_node is None and cmd_node is None:
+        return []
+    doc.consumed.update(id(n) for n in (entry_node, cmd_node) if n is not None)
+    env, open_ended = _compose_env(svc, doc)
+    image = _compose_interpolate(_text(_get(svc, "image")))
+    raw_image = _text(_get(svc, "image")) or ""
+    vllm = image_for_command(image or raw_image) if is_vllm_image(image or raw_image) else None
+    cmd = _compose_toks(cmd_node, doc) if cmd_node is not None else []
+    if entry_node is not None:
+        raw = _seq_toks(entry_node, doc) + (_seq_toks(cmd_node, doc) if cmd_node is not None else [])
+        toks = _keep_script(_compose_toks(entry_node, doc) + cmd, raw)
+        return commands_from_argv(toks, doc.lines, env=env, env_open_ended=open_ended,
+                                  image=vllm, variables=env, base_dir=doc.base_dir)
+    cmd = _keep_script(cmd, _seq_toks(cmd_node, doc))
+    if not cmd:
+        return []
+    if vllm is None and _looks_like_vllm_args(cmd) and (
+            "vllm" in raw_image.lower() or _get(svc, "build") is not None):
+        vllm = "vllm/vllm-openai"  # built from a Dockerfile (on vLLM's image, presumably)
+    return commands_from_argv(cmd, doc.lines, env=env, env_open_ended=open_ended, image=vllm,
+                              variables=env, base_dir=doc.base_dir)
+
+
+# ---------------------------------------------------------------------------
+# GitHub Actions, SkyPilot, GitLab CI / Tekton scripts
+# ---------------------------------------------------------------------------
+
+_GHA_EXPR = re.compile(r"\$\{\{.*?\}\}", re.S)
+_NON_POSIX = ("python", "pwsh", "powershell", "cmd", "node")
+
+
+def _mask_expressions(script: str) -> str:
+    """``${{ expr }}`` -> ``${___...}`` of the same length: an unknown shell variable."""
+    def repl(m: re.Match[str]) -> str:
+        n = len(m.group(0))
+        return "${" + "_" * max(n - 3, 1) + "}" if n >= 4 else m.group(0)
+
+    return _GHA_EXPR.sub(repl, script)
+
+
+def _vllm_image_of(node: Any) -> str | None:
+    """The vLLM image a CI job / step runs in (``image: x`` or ``image: {name: x}``)."""
+    image = _get(node, "image")
+    text = _text(image) if _is_scalar(image) else _text(_get(image, "name"))
+    return image_for_command(text) if text and is_vllm_image(text) else None
+
+
+def _script_commands(node: Any, doc: _Doc, env: dict[str, Word], *,
+                     mask_gha: bool = False, image: str | None = None) -> list[Command]:
+    """A scalar (or list of scalars) that a POSIX shell runs."""
+    if _is_seq(node):
+        parts, chars = [], []
+        for item in node.value:
+            if not _is_scalar(item):
+                continue
+            doc.consumed.add(id(item))
+            text = str(item.value)
+            c = doc.chars(item) or [item.start_mark.index] * len(text)
+            parts.append(text + "\n")
+            chars += c + [c[-1] + 1 if c else item.end_mark.index]
+        script, script_chars = "".join(parts), chars
+        fallback = doc.span(node)
+    elif _is_scalar(node) and node.tag != _NULL:
+        doc.consumed.add(id(node))
+        script, script_chars = str(node.value), doc.chars(node)
+        fallback = doc.span(node)
+    else:
+        return []
+    if mask_gha:
+        script = _mask_expressions(script)
+    place = placer(script, script_chars, doc.lines, fallback)
+    found = shell_commands(script, place, env, doc.base_dir)
+    return [merge_context(c, env=env, image=image, base_dir=doc.base_dir) for c in found]
+
+
+def _actions_workflow(root: Any, jobs: Any, doc: _Doc) -> list[Command]:
+    out: list[Command] = []
+    wf_env = _env_map(_get(root, "env"), doc, _GHA_EXPR)
+    wf_shell = _text(_get(_get(_get(root, "defaults"), "run"), "shell"))
+    for _, _, job in _items(jobs):
+        if not _is_map(job):
+            continue
+        env = {**wf_env, **_env_map(_get(job, "env"), doc, _GHA_EXPR)}
+        shell = _text(_get(_get(_get(job, "defaults"), "run"), "shell")) or wf_shell
+        container = _get(job, "container")
+        image = _vllm_image_of(container) if _is_map(container) else None
+        if image is None and _is_scalar(container) and is_vllm_image(_text(container)):
+            image = image_for_command(_text(container) or "")
+        out += _actions_steps(_get(job, "steps"), env, shell, doc, image)
+    return out
+
+
+def _actions_steps(steps: Any, env: dict[str, Word], shell: str | None, doc: _Doc,
+                   image: str | None = None) -> list[Command]:
+    out: list[Command] = []
+    if not _is_seq(steps):
+        return out
+    for step in steps.value:
+        run = _get(step, "run")
+        if run is None:
+            continue
+        step_shell = (_text(_get(step, "shell")) or shell or "bash").strip().lower()
+        if step_shell.split()[0].startswith(_NON_POSIX):
+            doc.consumed.add(id(run))
+            continue
+        step_env = {**env, **_env_map(_get(step, "env"), doc, _GHA_EXPR)}
+        out += _script_commands(run, doc, step_env, mask_gha=True, image=image)
+    return out
+
+
+def _skypilot(root: Any, doc: _Doc) -> list[Command]:
+    env = _env_map(_get(root, "envs"), doc) if _is_map(_get(root, "envs")) else {}
+    out: list[Command] = []
+    for key in ("setup", "run"):
+        node = _get(root, key)
+        if _is_scalar(node):
+            out += _script_commands(node, doc, env)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the generic walk: containers, scripts, Helm values
+# ---------------------------------------------------------------------------
+
+def _walk(node: Any, doc: _Doc, parents: list[Any]) -> list[Command]:
+    out: list[Command] = []
+    stack: list[tuple[Any, list[Any]]] = [(node, parents)]
+    seen: set[int] = set()
+    while stack:
+        current, chain = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if _is_map(current):
+            out += _mapping_commands(current, doc, chain)
+            for _, _, value in reversed(list(_items(current))):
+                stack.append((value, chain + [current]))
+        elif _is_seq(current):
+            for item in reversed(current.value):
+                stack.append((item, chain + [current]))
+    return out
+
+
+def _mapping_commands(node: Any, doc: _Doc, chain: list[Any]) -> list[Command]:
+    out: list[Command] = []
+    image = _get(node, "image")
+    command, args = _get(node, "command"), _get(node, "args")
+    if _is_scalar(image) and (command is not None or args is not None) \
+            and id(command) not in doc.consumed and id(args) not in doc.consumed:
+        doc.consumed.update(id(n) for n in (command, args) if n is not None)
+        out += _container(node, doc)
+    script = _get(node, "script")
+    if script is not None and id(script) not in doc.consumed and _is_script(script):
+        env, _ = _env_list(_get(node, "env"), doc)  # Tekton
+        variables = _get(node, "variables")  # GitLab CI: global, then the job's
+        job_vars = _env_map(variables, doc) if _is_map(variables) else {}
+        env = {**_top_variables(chain, doc), **job_vars, **env}
+        for key in ("before_script", "script"):
+            part = _get(node, key)
+            if part is not None and id(part) not in doc.consumed and _is_script(part):
+                out += _script_commands(part, doc, env, image=_vllm_image_of(node))
+    if _text(_get(node, "modelURL")) \
+            and (_get(node, "repository") is not None or _get(node, "vllmConfig") is not None):
+        out += _production_stack(node, doc)
+    for key, key_node, value in _items(node):
+        if id(value) in doc.consumed:
+            continue
+        command = _helm_args(key, value, node, doc, chain)
+        if command is not None:
+            doc.consumed.add(id(value))
+            out.append(command)
+    return out
+
+
+def _is_script(node: Any) -> bool:
+    if _is_scalar(node):
+        return node.tag == _STR
+    return _is_seq(node) and bool(node.value) and all(_is_scalar(i) for i in node.value)
+
+
+def _top_variables(chain: list[Any], doc: _Doc) -> dict[str, Word]:
+    if chain and _is_map(_get(chain[0], "variables")):
+        return _env_map(_get(chain[0], "variables"), doc)
+    return {}
+
+
+def _helm_args(key: str, value: Any, owner: Any, doc: _Doc, chain: list[Any]) -> Command | None:
+    """A Helm-values list of vLLM arguments (``extraArgs: [--use-replayssm, ...]``)."""
+    if _is_seq(value):
+        if not value.value or not all(_is_scalar(i) for i in value.value):
+            return None
+        texts = [_text(i) or "" for i in value.value]
+    elif _is_scalar(value) and value.tag == _STR and key.lower() in ARG_KEYS:
+        texts = [w[0] for w in split_words(str(value.value))]
+    else:
+        return None
+    if not texts:
+        return None
+    full_argv = posixpath.basename(texts[0]) == "vllm" and texts[1:2] == ["serve"]
+    if not full_argv:
+        if key.lower() not in ARG_KEYS:
+            return None
+        if not (any(_REPLAYSSM_FLAG.match(t) for t in texts) or texts[0].startswith("--model")):
+            return None
+    toks = _seq_toks(value, doc)
+    image = None
+    for ancestor in [owner] + list(reversed(chain)):
+        found = _image_of(ancestor) if _is_map(ancestor) else None
+        if found:
+            image = found
+            break
+    if full_argv:
+        return Command(words=[t.word() for t in toks], base_dir=doc.base_dir,
+                       image=image_for_command(image) if image and is_vllm_image(image) else None)
+    vllm = image_for_command(image) if image and is_vllm_image(image) else "vllm/vllm-openai"
+    words = [t.word() for t in toks]
+    model_url = None
+    for ancestor in [owner] + list(reversed(chain)):
+        if _is_map(ancestor) and _text(_get(ancestor, "modelURL")):
+            model_url = _get(ancestor, "modelURL")
+            break
+    if model_url is not None and not any((w.text or "").startswith("--model") for w in words):
+        words.insert(0, Word(_text(model_url), doc.span(model_url)))
+    return Command(words=words, image=vllm, base_dir=doc.base_dir)
+
+
+def _production_stack(spec: Any, doc: _Doc) -> list[Command]:
+    """vllm-project/production-stack ``servingEngineSpec.modelSpec[]`` (chart template rules)."""
+    url = _get(spec, "modelURL")
+    words = [Word(_text(url), doc.span(url))]
+    config = _get(spec, "vllmConfig")
+    if _is_map(config):
+        for key, key_node, value in _items(config):
+            flag = _PS_FLAGS.get(key)
+            text = _text(value)
+            if key in ("enableChunkedPrefill", "enablePrefixCaching"):
+                base = "--enable-chunked-prefill" if key == "enableChunkedPrefill" \
+                    else "--enable-prefix-caching"
+                on = (text or "").lower() in ("true", "yes", "on", "1")
+                words.append(Word(base if on else "--no-" + base[2:], doc.span(key_node)))
+            elif flag and text is not None:
+                words += [Word(flag, doc.span(key_node)), Word(text, doc.span(value))]
+        if _get(config, "enablePrefixCaching") is None:
+            words.append(Word("--no-enable-prefix-caching", doc.span(config)))
+        extra = _get(config, "extraArgs")
+        if _is_seq(extra):
+            doc.consumed.add(id(extra))
+            words += [t.word() for t in _seq_toks(extra, doc)]
+    lmcache = _get(spec, "lmcacheConfig")
+    if _is_map(lmcache) and (_text(_get(lmcache, "enabled")) or "").lower() == "true":
+        where = doc.span(_get(lmcache, "enabled"))
+        words += [Word("--kv-transfer-config", where),
+                  Word('{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}', where)]
+    env, _ = _env_list(_get(spec, "env"), doc)
+    image = _image_of(spec)
+    vllm = image_for_command(image) if image and is_vllm_image(image) else "vllm/vllm-openai"
+    return [Command(words=words, env=env, image=vllm, base_dir=doc.base_dir)]
+
+
+_PS_FLAGS = {
+    "maxModelLen": "--max-model-len", "dtype": "--dtype",
+    "tensorParallelSize": "--tensor-parallel-size", "maxNumSeqs": "--max-num-seqs",
+    "gpuMemoryUtilization": "--gpu-memory-utilization", "maxLoras": "--max-loras",
+}
