@@ -27,8 +27,16 @@ KINDS = ("python", "shell", "makefile", "dockerfile", "yaml", "notebook", "markd
 _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
 
 
-def has_trigger(text: str) -> bool:
-    return TRIGGER.search(text) is not None
+#: a Python file can only launch vLLM through one of these
+PYTHON_LAUNCHERS = re.compile(r"\bLLM\b|EngineArgs|subprocess|os\.system|os\.popen|\bshlex\b|"
+                              r"create_subprocess|\bsystem\(|\bPopen\b")
+
+
+def has_trigger(text: str, kind: str | None = None) -> bool:
+    """Whether ``text`` can hold anything we report (cheap; decides whether to parse)."""
+    if TRIGGER.search(text) is None:
+        return False
+    return kind != "python" or PYTHON_LAUNCHERS.search(text) is not None
 
 
 def detect_kind(path: str, text: str | None = None) -> str | None:
@@ -112,7 +120,7 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
 
     launches = _commands_to_launches(notebook.commands_in_notebook(text, path=path, base_dir=base_dir))
     for cell, source in notebook.python_cells_of_notebook(text):
-        if has_trigger(source):
+        if has_trigger(source, "python"):
             launches += [_in_cell(launch, cell) for launch in _python_launches(source, base_dir)]
     return launches
 
@@ -122,7 +130,7 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
 
     launches = _commands_to_launches(markdown.commands_in_markdown(text, path=path, base_dir=base_dir))
     for first_line, source in markdown.python_blocks_of_markdown(text):
-        if has_trigger(source):
+        if has_trigger(source, "python"):
             launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
     return launches
 
@@ -180,7 +188,7 @@ def launches_in(text: str, kind: str, *, path: str | None = None) -> list[Launch
 
 def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None) -> FileResult:
     """Findings for one text, ``# noqa`` applied as flake8 does (not inside notebooks)."""
-    if not has_trigger(text):
+    if not has_trigger(text, kind):
         return FileResult([], [])
     verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
     findings: list[Finding] = []

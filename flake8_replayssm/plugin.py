@@ -86,7 +86,7 @@ class Plugin:
         from .lint import has_trigger  # a regular expression; libcst stays unimported
 
         text = "".join(self.lines)
-        if not has_trigger(text):
+        if not has_trigger(text, "python"):
             return
         try:
             from .engine import judge
