@@ -179,6 +179,20 @@ def test_function_local_value_and_function_side_effects():
     assert texts(found[1])[4] is None   # setup may run before it
 
 
+def test_calling_a_function_applies_what_it_assigns():
+    c = only(f"""\
+        setup_env() {{
+          export VLLM_USE_V2_MODEL_RUNNER=0
+          MODEL={NANO}
+        }}
+        setup_env
+        vllm serve "$MODEL" --use-replayssm
+        """)
+    assert texts(c)[2] == NANO
+    assert c.env["VLLM_USE_V2_MODEL_RUNNER"].text == "0"
+    assert at(c.env["VLLM_USE_V2_MODEL_RUNNER"]) == (2, 34, 2, 35)
+
+
 def test_loop_variables_read_and_subshells_are_unknown():
     found = cmds("""\
         for M in a b; do vllm serve $M; done
@@ -275,6 +289,18 @@ def test_commented_flag_line_ends_the_command_as_bash_does():
     assert [texts(c) for c in found] == [["vllm", "serve", "m", "--port", "8000"]]
 
 
+def test_commented_line_inside_an_env_prefix_chain_ends_it_as_bash_does():
+    # bash: `VLLM_USE_V1=1` becomes a shell variable (not exported); vllm runs without it
+    c = only("""\
+        SAFETENSORS_FAST_GPU=1 \\
+        VLLM_USE_V2_MODEL_RUNNER=0 \\
+        # VLLM_ATTENTION_BACKEND=FLASHINFER \\
+        vllm serve m --use-replayssm
+        """)
+    assert texts(c) == ["vllm", "serve", "m", "--use-replayssm"]
+    assert c.env["VLLM_USE_V2_MODEL_RUNNER"].text is None   # set only if it was exported before
+
+
 def test_echo_printf_comments_and_heredocs_are_not_commands():
     found = cmds("""\
         # vllm serve m --use-replayssm
@@ -355,6 +381,24 @@ def test_command_held_in_a_variable_and_run_by_bash_c_or_eval():
         ["vllm", "serve", "m", "--use-replayssm", "--port", "1"],
         ["vllm", "serve", "m", "--use-replayssm", "--x"]]
     assert at(found[0].words[3]) == (1, 18, 1, 33)   # where the flag is written
+
+
+def test_command_string_with_an_unknown_part_is_still_read():
+    found = cmds("""\
+        CMD="vllm serve ${MODEL_NAME} --port 8000 --use-replayssm"
+        bash -c "${CMD}" &
+        eval "$CMD"
+        """)
+    assert [texts(c) for c in found] == [["vllm", "serve", None, "--port", "8000", "--use-replayssm"]] * 2
+    assert found[0].words[2].splat
+    assert at(found[0].words[2]) == (1, 16, 1, 29)    # on ${MODEL_NAME}
+    assert at(found[0].words[5]) == (1, 42, 1, 57)
+
+
+def test_eval_of_an_unknown_string_may_change_anything():
+    found = cmds('M=a\neval "$(conda shell.bash hook)"\nvllm serve $M\neval "$SETUP"\nvllm serve $M\n')
+    assert [texts(c)[2] for c in found] == ["a", None]
+    assert [c.env_open_ended for c in found] == [False, True]
 
 
 def test_inner_shell_sees_exported_variables_only():
@@ -474,6 +518,11 @@ def test_makefile_reassigned_and_caller_variables():
     caller = commands_in_makefile(text, variables={"N": "y", "O": "z"})[0]
     assert texts(caller) == ["vllm", "serve", "b", "y", "z"]
     assert caller.env["N"].text == "y"
+
+
+def test_makefile_include_may_override_variables():
+    text = "MODEL ?= a\n-include .env\nPORT := 1\nserve:\n\tvllm serve $(MODEL) --port $(PORT)\n"
+    assert texts(commands_in_makefile(text)[0]) == ["vllm", "serve", None, "--port", "1"]
 
 
 def test_makefile_without_vllm_is_not_parsed():

@@ -106,6 +106,7 @@ _NUMERIC_SPECIALS = frozenset({"#", "?", "$", "!", "-"})
 _MAX_DEPTH = 60
 _MAX_NESTED_PARSES = 6
 _UNKNOWN_MARK = "__rsm_unknown_"
+_HOLE = re.compile(r"\$\{" + _UNKNOWN_MARK + r"\d+\}")
 
 
 # --------------------------------------------------------------------------
@@ -187,7 +188,7 @@ class _L:
         if i >= n:
             end = self.segs[-1][4]
             return (end, end) if end >= 0 else None
-        ts, _, ex, fs, fe = self.segs[self._index(i)]
+        ts, _, ex, fs, _ = self.segs[self._index(i)]
         start = fs + (i - ts) if ex else fs
         if j <= i:
             return (start, start) if start >= 0 else None
@@ -327,8 +328,8 @@ class _Var:
     def __init__(self, kind: str, value: Any = None, loc: tuple[int, int] | None = None,
                  exported: bool | None = False, env: bool = False, local: bool = False,
                  gen: int = 0, span: Span | None = None) -> None:
-        self.kind = kind        # "scalar" | "array" | "unknown" | "unset"
-        self.value = value      # _L for scalars, list[_Field] for arrays
+        self.kind = kind        # "scalar" | "partial" | "array" | "unknown" | "unset"
+        self.value = value      # _L for scalars (with holes when partial), list[_Field] for arrays
         self.loc = loc          # file range of the value (for env words); None: the command
         self.exported = exported  # True / False / None (maybe)
         self.env = env          # handed in by the caller (always part of the environment)
@@ -367,6 +368,7 @@ class _Scope:
     def __init__(self, base: dict[str, _Var], open_ended: bool) -> None:
         self.frames: list[tuple[str, dict[str, _Var]]] = [("base", base), ("top", {})]
         self.sticky: dict[str, _Var] = {}   # what function bodies assign
+        self.functions: dict[str, dict[str, _Var]] = {}   # name -> the globals its body sets
         self.gen = 1
         self.barrier = 0
         self.allexport = False
@@ -428,12 +430,14 @@ class _Scope:
             result.env = any(v is not None and v.env for v in values)
             self.set(name, result)
 
-    def end_function(self, frame: dict[str, _Var]) -> None:
+    def end_function(self, name: str, frame: dict[str, _Var]) -> None:
         """A function body was read: its globals may be set whenever it is called."""
         body = {k: v for k, v in frame.items() if not v.local}
-        for name, v in body.items():
-            old = self.sticky.get(name)
-            self.sticky[name] = v if old is None or _same(old, v) else v.with_(kind="unknown", value=None)
+        if name:
+            self.functions[name] = body
+        for var_name, v in body.items():
+            old = self.sticky.get(var_name)
+            self.sticky[var_name] = v if old is None or _same(old, v) else v.with_(kind="unknown", value=None)
         self.merge([body], exhaustive=False)
 
     def visible(self) -> dict[str, _Var]:
@@ -562,7 +566,7 @@ class _Acc:
                 if f.l is None:
                     b.unknown = True
                     b.parts.append(None)
-                    b.shadow.append(_hole(f.loc))
+                    b.shadow.append(f.shadow if f.shadow is not None else _hole(f.loc))
                     b.splat |= f.splat
                 else:
                     b.parts.append(f.l)
@@ -751,10 +755,11 @@ class _Shell:
             self.loop(n)
         elif t == "function_definition":
             body = n.child_by_field_name("body")
+            name = n.child_by_field_name("name")
             if body is not None:
                 scope.push("func")
                 self.stmt(body)
-                scope.end_function(scope.pop())
+                scope.end_function(self.raw(name) if name is not None else "", scope.pop())
         elif t == "ERROR":
             self.block(n.children)
         elif t in ("test_command", "heredoc_body", "comment"):
@@ -947,6 +952,8 @@ class _Shell:
             return "scalar", _EMPTY, loc, op
         b = built[0]
         if b.unknown:
+            if any(p is not None and p.text for p in b.parts):
+                return "partial", _join(b.shadow, ""), loc, op   # `CMD="vllm serve $M ..."`
             return "unknown", None, loc, op
         return "scalar", _join([p for p in b.parts if p is not None], ""), loc, op
 
@@ -967,7 +974,8 @@ class _Shell:
         if op == "+=" and before is None and kind == "array":
             before = _Var("array", [])   # arrays are never inherited from the environment
         if op == "+=":
-            if before is None or before.kind not in ("scalar", "array", "unset") or kind == "unknown":
+            if before is None or before.kind not in ("scalar", "array", "unset") \
+                    or kind in ("unknown", "partial"):
                 kind, value = "unknown", None
             elif kind == "array":
                 old = before.value if before.kind == "array" else (
@@ -1267,7 +1275,7 @@ class _Shell:
             acc.unknown(not quoted, quoted)
             return
         var = self._value(name, index, (fs, fe))
-        if var is None or var[0] == "unknown":
+        if var is None or var[0] in ("unknown", "partial"):
             acc.unknown(index == "@" or (not quoted and name not in _NUMERIC_SPECIALS), quoted)
             return
         kind, value = var
@@ -1343,10 +1351,10 @@ class _Shell:
             return None
         if var.kind in ("unknown", "unset"):
             return var.kind, None
-        if var.kind == "scalar":
+        if var.kind in ("scalar", "partial"):
             value = var.value.relocate(*where)
             if index is None or index in ("0", "@", "*"):
-                return "scalar", value
+                return var.kind, value
             return "unset", None
         fields: list[_Field] = [
             _Field(f.l.relocate(*where) if f.l is not None else None, f.splat, f.loc) for f in var.value]
@@ -1367,6 +1375,17 @@ class _Shell:
     def _emit_value(self, kind: str, value: Any, acc: _Acc, quoted: bool, star: bool = False) -> None:
         if kind == "scalar":
             acc.lit(value, True) if quoted else acc.split(value)
+        elif kind == "partial":
+            pos = 0
+            for m in _HOLE.finditer(value.text):
+                chunk = value.slice(pos, m.start())
+                if chunk.text:
+                    acc.lit(chunk, True) if quoted else acc.split(chunk)
+                acc.unknown(not quoted, quoted, value.locate(m.start(), m.end()))
+                pos = m.end()
+            tail = value.slice(pos, len(value.text))
+            if tail.text:
+                acc.lit(tail, True) if quoted else acc.split(tail)
         elif kind == "array":
             if star and quoted:
                 if any(f.l is None for f in value):
@@ -1408,6 +1427,13 @@ class _Shell:
         name_seen = False
         for k, c in enumerate(n.children):
             field = n.field_name_for_child(k)
+            if c.type == "comment" and not name_seen:
+                # `A=1 \` / `# B=2 \` / `vllm ...`: bash ends the command at the comment, so
+                # the assignments before it only set shell variables (tree-sitter glues them)
+                for a in prefix_nodes:
+                    self.assign(a)
+                prefix_nodes = []
+                continue
             if c.type in _REDIRECTS or c.type == "comment":
                 continue
             if field == "name" or c.type == "command_name":
@@ -1458,7 +1484,7 @@ class _Shell:
             return True
         name = n.child_by_field_name("name")
         first = self.raw(name) if name is not None else ""
-        if first in _STATE_BUILTINS or first == "export":
+        if first in _STATE_BUILTINS or first == "export" or first in self.scope.functions:
             return True
         if "$" not in raw and "`" not in raw:
             return not first  # bare assignments
@@ -1484,14 +1510,19 @@ class _Shell:
                 scope.mark_barrier()
             return
         if base == "eval":
-            if len(fields) > 1 and all(f.shadow is not None and not f.splat for f in fields[1:]):
-                self.nested_parse(_join([f.shadow for f in fields[1:] if f.shadow is not None]), scope, [])
-            elif not _BENIGN_EVAL.search(self.raw(n)):
-                scope.mark_barrier()
+            args = fields[1:]
+            if args and all(f.shadow is not None and not f.splat for f in args):
+                self.nested_parse(_join([f.shadow for f in args if f.shadow is not None]), scope, [])
+            if any(f.l is None for f in args) and not _BENIGN_EVAL.search(self.raw(n)):
+                scope.mark_barrier()   # an unknown string may assign anything
             return
         if base == "unset":
             self.unset([t for t in texts[1:] if t is not None])
             return
+        if program in scope.functions:
+            # a call of a function defined above: what its body assigns is now set
+            for name, var in scope.functions[program].items():
+                scope.set(name, var.with_())
         if base in ("read", "mapfile", "readarray", "getopts", "let", "printf"):
             self.builtin_assigns(base, texts, n)
             return
@@ -1741,7 +1772,7 @@ class _MakeVar:
     __slots__ = ("values", "unknown", "exported")
 
     def __init__(self) -> None:
-        self.values: list[tuple[str, _L]] = []  # (operator or "cond", value)
+        self.values: list[tuple[str, _L, int]] = []  # (operator or "cond", value, includes before)
         self.unknown = False
         self.exported = False
 
@@ -1756,6 +1787,7 @@ class _Make:
         for name, value in (variables or {}).items():
             self.env[name] = _caller_value(value)[0]
         self.export_all = False
+        self.includes = 0      # `include` lines seen so far: an included file may set anything
         self.recipes: list[_L] = []
         self.resolved: dict[str, _L | None] = {}
         self.counter = 0
@@ -1808,7 +1840,10 @@ class _Make:
             if word == "endif":
                 cond_depth = max(0, cond_depth - 1)
                 continue
-            if word in ("include", "-include", "sinclude", "unexport", "vpath"):
+            if word in ("include", "-include", "sinclude"):
+                self.includes += 1
+                continue
+            if word in ("unexport", "vpath"):
                 continue
             lead = len(body) - len(body.lstrip())
             m = _MAKE_ASSIGN.match(body, lead)
@@ -1865,7 +1900,7 @@ class _Make:
         if op in ("+=", "!="):
             v.unknown = True
             return
-        v.values.append(("cond" if conditional else op, value))
+        v.values.append(("cond" if conditional else op, value, self.includes))
 
     def recipe(self, lines: list[tuple[int, str]], k: int) -> int:
         """One recipe command (a tab line and its backslash continuations) -> shell text.
@@ -1905,15 +1940,20 @@ class _Make:
         v = self.vars.get(name)
         result: _L | None = None
         if v is None or (not v.values and not v.unknown):
-            result = self._env_value(name)
+            result = self._env_value(name) if not self.includes else None
         elif not v.unknown:
-            plain = [val for op, val in v.values if op in _PLAIN_OPS]
-            weak = [val for op, val in v.values if op == "?="]
-            cond = [val for op, val in v.values if op == "cond"]
+            plain = [val for op, val, _ in v.values if op in _PLAIN_OPS]
+            weak = [val for op, val, _ in v.values if op == "?="]
+            cond = [val for op, val, _ in v.values if op == "cond"]
+            # an included file may set the variable too, unless a plain assignment follows it
+            last_plain_after_includes = any(op in _PLAIN_OPS and seen == self.includes
+                                            for op, _, seen in v.values)
             chosen: _L | None = None
-            if cond:
-                everything = [val for _, val in v.values]
-                if (plain or weak) and len({v.text for v in everything}) == 1:
+            if self.includes and not last_plain_after_includes:
+                chosen = None
+            elif cond:
+                everything = [val for _, val, _ in v.values]
+                if (plain or weak) and len({val.text for val in everything}) == 1:
                     chosen = everything[-1]
             elif plain:
                 chosen = plain[-1]        # the last assignment wins (recipes expand late)
