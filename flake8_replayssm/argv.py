@@ -64,6 +64,7 @@ class _Entry:
                  image: str | None = None, label: str = "") -> None:
         self.kind, self.args, self.anchor, self.env, self.image = kind, args, anchor, env, image
         self.label = label
+        self.env_open_ended = False
 
 
 def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> _Entry | None:
@@ -157,6 +158,7 @@ def _docker_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> _Entry
         return None
     j = i + 2
     env = dict(env)
+    env_open = False
     entrypoint: str | None = None
     while j < len(words):
         text = words[j].text
@@ -173,14 +175,20 @@ def _docker_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> _Entry
             value = inline if eq else (value_word.text if value_word else None)
             if flag in ("-e", "--env") and value and "=" in value:
                 key, _, val = value.partition("=")
-                env[key] = Word(val, (value_word or words[j]).span)
+                env[key] = Word(None if UNKNOWN_PART in val else val, (value_word or words[j]).span)
+            elif flag in ("-e", "--env") and value is None and value_word is not None:
+                env_open = True  # `-e "$VAR"`: some variable, unknown which
+            if flag == "--env-file":
+                env_open = True
             if flag == "--entrypoint":
                 entrypoint = value
             j += 1
             continue
         if IMAGE_PATTERN.search(text) and entrypoint is None:
-            return _Entry("serve", list(words[j + 1:]), words[j].span, env, image=text,
-                          label=f"docker run {text}")
+            entry = _Entry("serve", list(words[j + 1:]), words[j].span, env, image=text,
+                           label=f"docker run {text}")
+            entry.env_open_ended = env_open
+            return entry
         return None
     return None
 
@@ -475,7 +483,7 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
             entry.image = command.image
     parser = _Parser(entry, know, command.base_dir, read_config or config_files.read_config_file)
     launch = parser.run(entry.args)
-    launch.env_open_ended = command.env_open_ended
+    launch.env_open_ended = command.env_open_ended or entry.env_open_ended
     return launch
 
 

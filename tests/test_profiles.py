@@ -270,3 +270,12 @@ def test_unknown_flag_value_may_be_the_model():
     # `--served-model-name x` takes a value; `--trust-remote-code` does not
     assert codes(f"vllm serve --trust-remote-code {NANO} --use-replayssm", "0.28.0") == []
     assert codes("vllm serve --some-new-flag nvidia/whatever --use-replayssm", "0.28.0") == []
+
+
+def test_docker_env_from_variables_is_unknown_not_unset():
+    nano = f"vllm/vllm-openai:v0.33.0 --model {NANO} --use-replayssm"
+    assert codes(f"docker run -e VLLM_USE_V2_MODEL_RUNNER=0 {nano}", "0.33.0") == []
+    assert codes(f"docker run {nano}", "0.33.0") == ["RSM008"]
+    # the value or the whole environment comes from elsewhere: no runner verdict
+    assert codes(f"docker run --env-file prod.env {nano}", "0.33.0") == []
+    assert codes(f"docker run -e $RUNNER_ENV {nano}", "0.33.0") == []

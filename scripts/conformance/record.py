@@ -375,6 +375,8 @@ def parsed_from_ns(ns: argparse.Namespace) -> dict[str, Any]:
         "kv_offloading_size": getattr(ns, "kv_offloading_size", None),
         "hf_overrides_architectures": hf_arch,
         "architecture": None,
+        "supports_replayssm": None,
+        "supports_mamba_prefix_caching": None,
         "use_v2_model_runner": None,
     }
 
@@ -393,6 +395,11 @@ def parsed_from_config(cfg: Any) -> dict[str, Any]:
             out["architecture"] = mc.architecture
         except Exception:
             pass
+        for attr in ("supports_replayssm", "supports_mamba_prefix_caching"):
+            try:
+                out[attr] = bool(getattr(mc, attr))
+            except Exception:
+                out[attr] = None
     mamba = getattr(cfg, "mamba_config", None)
     if mamba is not None and getattr(mamba, "backend", None) is not None:
         out["mamba_backend"] = _plain(mamba.backend)
