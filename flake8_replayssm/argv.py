@@ -347,6 +347,10 @@ class _Parser:
             return self.dotted_option(args, i, spec.name, key, raw, inline if eq else None)
         if spec is not None:
             return self.known_option(args, i, spec.name, spec.kind, raw, inline if eq else None)
+        if spec is None and not dot:
+            spec = self.abbreviation(head)
+            if spec is not None:
+                return self.known_option(args, i, spec.name, spec.kind, raw, inline if eq else None)
         for prefix, value in (("no-", False), ("disable-", False)):
             if head.startswith(prefix):
                 base = head[len(prefix):]
@@ -355,6 +359,13 @@ class _Parser:
                     self.set(Setting(target.name, value, word.span, raw))
                     return i + 1
         return self.unknown_option(args, i, raw, bool(eq))
+
+    def abbreviation(self, head: str) -> Any:
+        """argparse's allow_abbrev: a unique prefix of one long option stands for it."""
+        matches = [o for o in self.know.long_options if o[2:].startswith(head)]
+        if len(matches) != 1:
+            return None
+        return self.by_cli_name.get(matches[0][2:])
 
     def known_option(self, args: list[Word], i: int, name: str, kind: str, spelling: str,
                      inline: str | None) -> int:
@@ -441,6 +452,7 @@ class _Parser:
 
     def set(self, setting: Setting) -> None:
         self.launch.options[setting.name] = setting
+        self.launch.history.append(setting)
 
     def finish(self) -> None:
         launch = self.launch

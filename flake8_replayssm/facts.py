@@ -33,6 +33,32 @@ DEFAULT_NOTES = {
 _UNKNOWN_SPEC_METHODS = ("eagle", "ngram", "suffix")
 
 
+#: which scenario dimensions each fact depends on: a check is enumerated only over
+#: the dimensions its condition can see, which keeps open-ended launches cheap
+FACT_DIMENSIONS: dict[str, frozenset[str]] = {
+    "architecture": frozenset({"architecture"}),
+    "supported": frozenset({"architecture"}),
+    "kimi": frozenset({"architecture"}),
+    "use_replayssm": frozenset({"use_replayssm"}),
+    "spec": frozenset({"spec"}),
+    "query_len": frozenset({"spec"}),
+    "backend": frozenset({"backend"}),
+    "prefix_caching": frozenset({"architecture", "pc_explicit"}),
+    "cache_mode": frozenset({"architecture", "pc_explicit", "user_mode"}),
+    "v2": frozenset({"env_v2", "spec", "architecture", "pc_explicit", "user_mode", "dbo", "executor",
+                     "pp", "parallel_drafting", "compile_mode"}),
+    "kv": frozenset({"kv"}),
+    "buffer_len": frozenset({"buffer_len"}),
+    "pp": frozenset({"pp"}),
+    "stochastic_rounding": frozenset({"stochastic_rounding"}),
+    "block_size_conflict": frozenset({"block_size"}),
+}
+
+
+def dimensions_for(fact_names: set[str]) -> frozenset[str]:
+    return frozenset().union(*(FACT_DIMENSIONS[name] for name in fact_names))
+
+
 @dataclass
 class Scenario:
     """One concrete reading of a launch: the facts the checks' conditions read."""
@@ -153,13 +179,13 @@ def effective_cache_mode(release: Release, user_mode: str | None, prefix_caching
 
 
 def runner_is_v2(release: Release, env_value: str | None, spec: int, method: str | None,
-                 cache_mode: str, v1_flags_on: bool) -> bool:
+                 cache_mode: str, v1_feature: bool) -> bool:
     """use_v2_model_runner on CUDA (config/vllm.py property of that release)."""
     if release.runner == "v1":
         return False
     if env_value is not None:
         return env_value == "1"
-    if v1_flags_on:
+    if v1_feature:
         return False
     if spec > 0:
         if method in release.v1_spec_methods:
@@ -204,8 +230,12 @@ def is_disable_alias(spelling: str) -> bool:
 
 
 def scenarios(launch: Launch, release: Release, platform: str, architectures: Sequence[str],
-              know: Knowledge) -> Iterator[Scenario]:
-    """Every concrete reading of ``launch`` on ``release``, likeliest-valid first."""
+              know: Knowledge, vary: frozenset[str] | None = None) -> Iterator[Scenario]:
+    """Every concrete reading of ``launch`` on ``release``, likeliest-valid first.
+
+    Only the dimensions in ``vary`` (all when None) take all their values; the
+    others keep their first, which is enough for conditions that cannot see them.
+    """
     options = effective_options(launch, release)
 
     def value(name: str, absent: Any = None) -> Any:
@@ -220,7 +250,13 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
     pp_value = _int_or_unknown(value("pipeline_parallel_size"))
     block_value = _int_or_unknown(value("mamba_block_size"))
     max_len_value = _int_or_unknown(value("max_model_len"))
-    flags_on = [value(name) for name in release.v1_flags]
+    spec_config = value("speculative_config")
+    drafting = spec_config.get("parallel_drafting", False) if isinstance(spec_config, dict) else (
+        UNKNOWN if spec_config is UNKNOWN else False)
+    executor = value("distributed_executor_backend")
+    compilation = value("compilation_config")
+    compile_mode = compilation.get("mode", compilation.get("level")) if isinstance(compilation, dict) \
+        else (UNKNOWN if compilation is UNKNOWN else None)
     use_value = value("use_replayssm", absent=False)
 
     dims = {
@@ -238,9 +274,13 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
         "pp": _choices(pp_value if pp_value is not None else 1, (1, 2)),
         "stochastic_rounding": _bool_choices(value("enable_mamba_cache_stochastic_rounding")),
         "block_size": _choices(block_value, (None, 128)),
-        "v1_flags_on": _bool_choices(UNKNOWN) if any(v is UNKNOWN for v in flags_on)
-        else [any(bool(v) for v in flags_on)],
+        "dbo": _bool_choices(value("enable_dbo")),
+        "executor": _choices(executor, (None, "external_launcher")),
+        "parallel_drafting": _bool_choices(drafting),
+        "compile_mode": _choices(_int_or_unknown(compile_mode), (None, 1)),
     }
+    if vary is not None:
+        dims = {name: values if name in vary else values[:1] for name, values in dims.items()}
     names = list(dims)
     for combo in itertools.product(*dims.values()):
         d = dict(zip(names, combo))
@@ -256,7 +296,11 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
         if backend_value is None:
             defaults.add("backend")
         cache_mode = effective_cache_mode(release, d["user_mode"], pc, arch, kind)
-        v2 = runner_is_v2(release, d["env_v2"], spec, method, cache_mode, d["v1_flags_on"])
+        runner_facts = {"dbo": d["dbo"], "executor": d["executor"], "pp": d["pp"],
+                        "parallel_drafting": bool(d["parallel_drafting"]), "method": method,
+                        "compile_mode": d["compile_mode"]}
+        v1_feature = any(condition(runner_facts) for condition in release.v1_conditions)
+        v2 = runner_is_v2(release, d["env_v2"], spec, method, cache_mode, v1_feature)
         if d["env_v2"] is None:
             defaults.add("v2")
         block = d["block_size"]

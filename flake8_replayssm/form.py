@@ -94,7 +94,7 @@ def value_findings(launch: Launch, know: Knowledge) -> list[Finding]:
 def form_findings(launch: Launch, release: Release) -> list[Finding]:
     """The release-dependent form findings, plus those the interpreter found."""
     findings = list(launch.form_findings)
-    for setting in launch.options.values():
+    for setting in launch.history or list(launch.options.values()):
         spelling_problem = _rsm104_spelling(setting, release)
         if spelling_problem is not None:
             findings.append(spelling_problem)

@@ -55,7 +55,7 @@ class Release:
     v1_spec_methods: frozenset[str]
     v2_spec_methods: frozenset[str]
     v1_cache_mode_all: bool
-    v1_flags: tuple[str, ...]
+    v1_conditions: tuple[Condition, ...]
     disable_aliases: bool
     yaml_false: str
     checks: tuple[Check, ...]
@@ -80,6 +80,7 @@ class Knowledge:
     releases: Mapping[str, Release]
     options: Mapping[str, OptionSpec]
     flags_without_value: frozenset[str]
+    long_options: tuple[str, ...]
     valid_backends: tuple[str, ...]
     default_backend: str
     default_buffer_len: int
@@ -168,7 +169,7 @@ def _release(version: str, t: Mapping[str, Any]) -> Release:
         v1_spec_methods=frozenset(t["v1_spec_methods"]),
         v2_spec_methods=frozenset(t.get("v2_spec_methods", ())),
         v1_cache_mode_all=bool(t["v1_cache_mode_all"]),
-        v1_flags=tuple(t["v1_flags"]),
+        v1_conditions=tuple(compile_condition(c) for c in t["v1_conditions"]),
         disable_aliases=bool(t["disable_aliases"]),
         yaml_false=t["yaml_false"],
         checks=tuple(_check(c) for c in t["checks"]),
@@ -189,6 +190,7 @@ def knowledge() -> Knowledge:
         releases={v: _release(v, t) for v, t in merged.items()},
         options=options,
         flags_without_value=frozenset(options_raw["argv"]["flags_without_value"]),
+        long_options=tuple(options_raw["abbreviations"]["long_options"]),
         valid_backends=tuple(options_raw["backends"]["valid"]),
         default_backend=options_raw["backends"]["default"],
         default_buffer_len=int(options_raw["buffer"]["default"]),

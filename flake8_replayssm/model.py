@@ -120,6 +120,9 @@ class Launch:
     #: findings the interpreter itself makes (RSM101, RSM103, RSM106): how the
     #: launch is written, whatever the release
     form_findings: list[Finding] = field(default_factory=list)
+    #: every setting in the order written, overridden ones included (a spelling
+    #: argparse rejects fails the launch even when a later flag overrides it)
+    history: list[Setting] = field(default_factory=list)
     #: `key: false` entries of a --config YAML file, which vLLM may drop (RSM102)
     yaml_false: list[Setting] = field(default_factory=list)
     #: a vLLM release pinned next to the launch (a ``vllm/vllm-openai:vX.Y.Z`` image)

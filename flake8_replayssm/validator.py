@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from .architectures import resolve_model
 from .conditions import names_in
-from .facts import Scenario, default_note, scenarios
+from .facts import Scenario, default_note, dimensions_for, scenarios
 from .knowledge import Check, Knowledge, Release
 from .model import UNKNOWN, Finding, Launch, Span
 
@@ -89,30 +89,35 @@ def _message(check: Check, scenario: Scenario, release: Release, platform: str) 
 
 def run_checks(launch: Launch, release: Release, platform: str, verdict: ModelVerdict,
                know: Knowledge) -> list[Finding]:
-    """RSM001-RSM009: the codes that fail in every scenario of the launch."""
-    surviving: dict[str, tuple[Check, Scenario]] | None = None
-    for count, scenario in enumerate(scenarios(launch, release, platform, verdict.architectures, know)):
-        if count >= MAX_SCENARIOS:
-            return []
-        failed: dict[str, tuple[Check, Scenario]] = {}
-        facts = scenario.facts
-        for check in release.checks:
-            if check.code in failed:
-                continue
-            if check.applies == "replayssm" and not facts["use_replayssm"]:
-                continue
-            if check.when(facts):
-                failed[check.code] = (check, scenario)
-        if surviving is None:
-            surviving = failed
-        else:
-            surviving = {code: first for code, first in surviving.items() if code in failed}
-        if not surviving:
-            return []
+    """RSM001-RSM009: the codes that fail in every scenario of the launch.
+
+    Each code is enumerated only over the dimensions its checks read, and stops
+    at the first scenario where none of its checks fails.
+    """
+    by_code: dict[str, list[Check]] = {}
+    for check in release.checks:
+        by_code.setdefault(check.code, []).append(check)
     findings = []
-    for code, (check, scenario) in (surviving or {}).items():
-        findings.append(Finding(_span_for(launch, check), code, _message(check, scenario, release, platform)))
+    for code, checks in by_code.items():
+        read = set().union(*(names_in(c.when.source) for c in checks))  # type: ignore[attr-defined]
+        read.add("use_replayssm")
+        first: tuple[Check, Scenario] | None = None
+        holds = True
+        for count, scenario in enumerate(scenarios(launch, release, platform, verdict.architectures,
+                                                   know, vary=dimensions_for(read))):
+            failing = next((c for c in checks if _applies(c, scenario) and c.when(scenario.facts)), None)
+            if failing is None or count >= MAX_SCENARIOS:
+                holds = False
+                break
+            first = first or (failing, scenario)
+        if holds and first is not None:
+            check, scenario = first
+            findings.append(Finding(_span_for(launch, check), code, _message(check, scenario, release, platform)))
     return findings
+
+
+def _applies(check: Check, scenario: Scenario) -> bool:
+    return check.applies != "replayssm" or bool(scenario.facts["use_replayssm"])
 
 
 def unresolved_model_finding(launch: Launch, verdict: ModelVerdict) -> Finding | None:
