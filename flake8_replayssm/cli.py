@@ -11,6 +11,7 @@ import fnmatch
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
@@ -81,18 +82,36 @@ def _lint_job(args: tuple[str, LintConfig]) -> FileResult | None:
     return result
 
 
-def build_config(ns: argparse.Namespace) -> LintConfig:
-    start = Path(ns.paths[0] if ns.paths else ".")
-    base = project_config(start if start.is_dir() else start.parent)
+def _overrides(ns: argparse.Namespace) -> dict[str, object]:
+    """The command line's settings, which win over every project's pyproject."""
     if ns.platform and ns.platform not in PLATFORMS:
         raise ConfigError(f"--platform must be one of {', '.join(PLATFORMS)}")
-    return base.merged(
-        vllm_version=ns.vllm_version,
-        platform=ns.platform,
-        select=split_codes(ns.select) or None,
-        ignore=(base.ignore + split_codes(ns.ignore)) or None,
-        enable=(base.enable + split_codes(ns.enable)) or None,
-    )
+    return {"vllm_version": ns.vllm_version, "platform": ns.platform,
+            "select": split_codes(ns.select) or None, "ignore": split_codes(ns.ignore),
+            "enable": split_codes(ns.enable)}
+
+
+def config_for(path: str, overrides: dict[str, object]) -> LintConfig:
+    """The settings for one file: its own project's pyproject under the command line."""
+    folder = os.path.dirname(os.path.abspath(path)) if not os.path.isdir(path) else os.path.abspath(path)
+    return _merge(_project_config_cached(folder), overrides)
+
+
+@lru_cache(maxsize=1024)
+def _project_config_cached(folder: str) -> LintConfig:
+    return project_config(Path(folder))
+
+
+def _merge(base: LintConfig, overrides: dict[str, object]) -> LintConfig:
+    ignore = base.ignore + tuple(overrides["ignore"])  # type: ignore[arg-type]
+    enable = base.enable + tuple(overrides["enable"])  # type: ignore[arg-type]
+    return base.merged(vllm_version=overrides["vllm_version"], platform=overrides["platform"],
+                       select=overrides["select"], ignore=ignore or None, enable=enable or None)
+
+
+def build_config(ns: argparse.Namespace) -> LintConfig:
+    """The settings for the first path (what `fix` and the checks of options use)."""
+    return config_for(ns.paths[0] if ns.paths else ".", _overrides(ns))
 
 
 def _validate(config: LintConfig) -> None:
@@ -107,6 +126,8 @@ def _validate(config: LintConfig) -> None:
 
 
 def run_check(ns: argparse.Namespace) -> int:
+    _project_config_cached.cache_clear()  # one run, one reading of each pyproject
+    overrides = _overrides(ns)
     config = build_config(ns)
     _validate(config)
     results: list[FileResult] = []
@@ -121,11 +142,12 @@ def run_check(ns: argparse.Namespace) -> int:
             raise ConfigError(f"no such file or directory: {', '.join(missing)}")
         excludes = [p.strip() for p in ns.exclude.split(",") if p.strip()]
         files = list(iter_files(ns.paths, excludes))
+        jobs = [(f, config_for(f, overrides)) for f in files]
         if ns.jobs > 1 and len(files) > 1:
             with ProcessPoolExecutor(max_workers=ns.jobs) as pool:
-                results += [r for r in pool.map(_lint_job, [(f, config) for f in files], chunksize=16) if r]
+                results += [r for r in pool.map(_lint_job, jobs, chunksize=16) if r]
         else:
-            results += [r for r in (lint_file(f, config) for f in files) if r]
+            results += [r for r in (lint_file(f, c) for f, c in jobs) if r]
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
     errors = [r.error for r in results if r.error]
     for error in errors:

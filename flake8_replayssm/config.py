@@ -107,9 +107,23 @@ def config_from_table(table: Mapping[str, Any], root: Path) -> LintConfig:
     )
 
 
+#: files that mark a project's root when there is no pyproject.toml
+ROOT_MARKERS = (".git", ".hg", "requirements.txt", "requirements.in", "uv.lock", "poetry.lock",
+                "setup.cfg", "tox.ini")
+
+
+def find_project_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` with a pyproject.toml or another root marker."""
+    for folder in [start, *start.parents]:
+        if (folder / "pyproject.toml").is_file() or any((folder / m).exists() for m in ROOT_MARKERS):
+            return folder
+    return start
+
+
 def project_config(start: Path) -> LintConfig:
     """The configuration of the project ``start`` is in (defaults if none)."""
-    pyproject = find_pyproject(start.resolve())
-    if pyproject is None:  # pins may still be in requirements files next to the launches
-        return LintConfig(project_root=start.resolve())
-    return config_from_table(load_pyproject(pyproject), pyproject.parent)
+    root = find_project_root(start.resolve())
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():  # pins may still be in requirements or lock files at the root
+        return LintConfig(project_root=root)
+    return config_from_table(load_pyproject(pyproject), root)

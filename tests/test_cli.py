@@ -593,6 +593,27 @@ def test_requirements_pin_without_pyproject(project, capsys):
     assert (code, out) == (0, "")
 
 
+def test_requirements_pin_without_pyproject_whatever_path_is_given(project, capsys):
+    (project / ".git").mkdir()
+    write(project / "requirements.txt", "vllm==0.28.0\n")
+    write(project / "src" / "pkg" / "nano.py", NANO_SRC)
+    assert run(capsys, "check", ".")[:2] == (0, "")
+    # the same file, named directly, must get the same verdict
+    code, out, err = run(capsys, "check", "-v", "src/pkg/nano.py")
+    assert "requirements.txt" in err
+    assert (code, out) == (0, "")
+
+
+@pytest.mark.parametrize("order", [("old", "new"), ("new", "old")])
+def test_each_path_uses_its_own_project_config(project, capsys, order):
+    write(project / "old" / "pyproject.toml", '[tool.flake8-replayssm]\nvllm-version = "0.28.0"\n')
+    write(project / "new" / "pyproject.toml", '[tool.flake8-replayssm]\nvllm-version = "0.33.0"\n')
+    write(project / "old" / "nano.py", NANO_SRC)
+    write(project / "new" / "nano.py", NANO_SRC)
+    _, items = run_json(capsys, *order)
+    assert [(Path(i["path"]).parent.name, i["code"]) for i in items] == [("new", "RSM008")]
+
+
 def test_range_is_not_a_pin(project, capsys):
     write(project / "pyproject.toml", '[project]\nname = "svc"\n')
     write(project / "requirements.txt", "vllm>=0.28.0\n")

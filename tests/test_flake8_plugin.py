@@ -269,6 +269,26 @@ def test_plugin_pre_filter_matches_the_cli(flake8_path):
     assert where(result) == [("./example.py", 2, column(src, 2, '"--disable'), "RSM104")]
 
 
+def test_requirements_pin_next_to_the_file(flake8_path):
+    (flake8_path / "requirements.txt").write_text("vllm==0.28.0\n")
+    (flake8_path / "nano.py").write_text(NANO_SRC)
+    assert flake8_path.run_flake8().out_lines == []
+
+
+def test_requirements_pin_at_the_project_root(flake8_path):
+    (flake8_path / "requirements.txt").write_text("vllm==0.28.0\n")
+    (flake8_path / "src" / "pkg").mkdir(parents=True)
+    (flake8_path / "src" / "pkg" / "nano.py").write_text(NANO_SRC)
+    assert flake8_path.run_flake8().out_lines == []
+
+
+def test_pyproject_pin_at_the_project_root(flake8_path):
+    (flake8_path / "pyproject.toml").write_text('[project]\nname = "svc"\ndependencies = ["vllm==0.28.0"]\n')
+    (flake8_path / "src" / "pkg").mkdir(parents=True)
+    (flake8_path / "src" / "pkg" / "nano.py").write_text(NANO_SRC)
+    assert flake8_path.run_flake8().out_lines == []
+
+
 # ---------------------------------------------------------------- robustness
 
 
