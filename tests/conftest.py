@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shlex
+import sys
+import types
 
 import pytest
 
@@ -38,3 +40,35 @@ def codes(cmdline: str, release: str, env: dict[str, str] | None = None, *,
 @pytest.fixture
 def judge_codes():
     return codes
+
+
+def raw(text: str, span: Span) -> str:
+    """The source text a single-line span covers."""
+    assert span.line == span.end_line, span
+    return text.split("\n")[span.line - 1][span.col:span.end_col]
+
+
+def texts(command: Command) -> list[str | None]:
+    return [w.text for w in command.words]
+
+
+@pytest.fixture
+def recording_shell(monkeypatch):
+    """Stand-in shell frontend: space-separated words placed through ``place``."""
+    calls: list[tuple[str, dict]] = []
+
+    def commands_in_shell(text, *, place=None, variables=None, base_dir=None):
+        calls.append((text, dict(variables or {})))
+        words = []
+        for row, line in enumerate(text.split("\n")):
+            col = 0
+            for token in line.split(" "):
+                if token and token != "\\":
+                    words.append(Word(token, place(row, col, row, col + len(token))))
+                col += len(token) + 1
+        return [Command(words=words)] if words else []
+
+    module = types.ModuleType("flake8_replayssm.frontends.shell")
+    module.commands_in_shell = commands_in_shell
+    monkeypatch.setitem(sys.modules, "flake8_replayssm.frontends.shell", module)
+    return calls

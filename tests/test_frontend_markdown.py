@@ -2,39 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-import types
 
 import pytest
 
 from flake8_replayssm.frontends.markdown import commands_in_markdown, python_blocks_of_markdown
-from flake8_replayssm.model import Command, Span, Word
+from conftest import raw
 
-
-def raw(text: str, span: Span) -> str:
-    assert span.line == span.end_line, span
-    return text.split("\n")[span.line - 1][span.col:span.end_col]
-
-
-@pytest.fixture
-def recording_shell(monkeypatch):
-    calls: list[str] = []
-
-    def commands_in_shell(text, *, place=None, variables=None, base_dir=None):
-        calls.append(text)
-        words = []
-        for row, line in enumerate(text.split("\n")):
-            col = 0
-            for token in line.split(" "):
-                if token and token != "\\":
-                    words.append(Word(token, place(row, col, row, col + len(token))))
-                col += len(token) + 1
-        return [Command(words=words)] if words else []
-
-    module = types.ModuleType("flake8_replayssm.frontends.shell")
-    module.commands_in_shell = commands_in_shell
-    monkeypatch.setitem(sys.modules, "flake8_replayssm.frontends.shell", module)
-    return calls
 
 
 DOC = """\
@@ -85,14 +58,14 @@ def test_bash_block_and_python_fenced_shell_are_placed_exactly(recording_shell):
 def test_text_and_json_blocks_prose_and_inline_code_are_ignored(recording_shell):
     commands_in_markdown(DOC)
     assert not any("mamba-cache-mode all" in s or "prose" in s or '"cmd"' in s
-                   for s in recording_shell)
+                   for s, _ in recording_shell)
 
 
 def test_python_engine_block_is_handed_over_with_its_first_line(recording_shell):
     assert python_blocks_of_markdown(DOC) == [
         (24, 'from vllm import LLM\nllm = LLM(model="nvidia/Nemotron-H-8B-Base-8K", '
              'use_replayssm=True)')]
-    assert not any("LLM(" in s for s in recording_shell)
+    assert not any("LLM(" in s for s, _ in recording_shell)
 
 
 def test_console_prompts_keep_commands_and_drop_output(recording_shell):
@@ -103,7 +76,7 @@ def test_console_prompts_keep_commands_and_drop_output(recording_shell):
            "(venv) $ vllm serve n --use-replayssm\n"
            "```\n")
     commands = commands_in_markdown(doc)
-    [script] = recording_shell
+    [(script, _)] = recording_shell
     assert "INFO" not in script and "all" not in script
     assert script.split("\n")[0] == "  vllm serve m \\"  # the prompt became spaces
     words = [w for c in commands for w in c.words]

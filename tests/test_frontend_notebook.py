@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
-import types
 
 import pytest
 
@@ -13,7 +11,7 @@ from flake8_replayssm.frontends.notebook import (
     python_cells_of_notebook,
     shell_parts_of_notebook,
 )
-from flake8_replayssm.model import Command, Span, Word
+from flake8_replayssm.model import Span
 
 
 def notebook(*cells: tuple[str, str | list[str]]) -> str:
@@ -24,27 +22,6 @@ def notebook(*cells: tuple[str, str | list[str]]) -> str:
             cell.update(outputs=[], execution_count=None)
         out.append(cell)
     return json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
-
-
-@pytest.fixture
-def recording_shell(monkeypatch):
-    calls: list[tuple[str, dict]] = []
-
-    def commands_in_shell(text, *, place=None, variables=None, base_dir=None):
-        calls.append((text, dict(variables or {})))
-        words = []
-        for row, line in enumerate(text.split("\n")):
-            col = 0
-            for token in line.split(" "):
-                if token and token != "\\":
-                    words.append(Word(token, place(row, col, row, col + len(token))))
-                col += len(token) + 1
-        return [Command(words=words)] if words else []
-
-    module = types.ModuleType("flake8_replayssm.frontends.shell")
-    module.commands_in_shell = commands_in_shell
-    monkeypatch.setitem(sys.modules, "flake8_replayssm.frontends.shell", module)
-    return calls
 
 
 NB = notebook(

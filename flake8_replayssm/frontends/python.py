@@ -384,7 +384,6 @@ class _Builder:
                 out.add(value, pos.line, pos.column + prefix, exact=raw_body == value)
             else:
                 assert isinstance(part, cst.FormattedString)
-                line, col = pos.line, pos.column + len(part.start)
                 for piece in part.parts:
                     ppos = self.positions[piece].start
                     if isinstance(piece, cst.FormattedStringText):
@@ -403,7 +402,6 @@ class _Builder:
                             continue
                         holes.append(len(holes))
                         out.add(f"{_PLACEHOLDER}{len(holes)}", ppos.line, ppos.column, exact=False)
-                del line, col
         return out
 
     # launches -------------------------------------------------------------

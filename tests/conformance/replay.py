@@ -1,0 +1,174 @@
+"""Replay recorded vLLM outcomes through the linter (used by tests/test_conformance.py).
+
+Each record (see README.md here) is one launch that a real vLLM release parsed
+and validated on a CPU.  Replaying it means: rebuild the launch as the linter
+sees it (argv words, environment, --config files, the tiny model directories'
+architectures as extra models), judge it for the same release, and compare.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flake8_replayssm.argv import launch_from_command
+from flake8_replayssm.config import LintConfig
+from flake8_replayssm.engine import judge
+from flake8_replayssm.facts import scenarios
+from flake8_replayssm.knowledge import knowledge
+from flake8_replayssm.model import Command, Span, Word
+from flake8_replayssm.validator import model_verdict
+
+HERE = Path(__file__).resolve().parent
+
+#: vLLM's error text -> the code the linter reports for it (None: not a ReplaySSM matter)
+ERROR_CODES: list[tuple[str, str | None]] = [
+    (r"--use-replayssm is (only supported for Nemotron-H|not supported for architecture)", "RSM001"),
+    (r"prefix caching only in align mode|does not support (--mamba-cache-mode align|prefix caching)"
+     r"|speculative decoding requires --mamba-cache-mode none|RecoverSSM supports only none and align",
+     "RSM002"),
+    (r"does not support speculative decoding|RecoverSSM is only supported for Kimi"
+     r"|speculative decoding requires --mamba-backend flashinfer|RecoverSSM supports bfloat16"
+     r"|RecoverSSM currently requires pipeline", "RSM003"),
+    (r"requires --mamba-backend triton|RecoverSSM requires --mamba-backend triton", "RSM004"),
+    (r"incompatible with KV connectors", "RSM005"),
+    (r"--mamba-block-size can only be set", "RSM006"),
+    (r"invalid (int|float) value|ignored explicit argument|Unknown Mamba SSU backend"
+     r"|mamba_block_size: Input should be greater|Please specify kv_role"
+     r"|unrecognized arguments: (true|false|True|False|1|0)\b", "RSM106"),
+    (r"replayssm-buffer-len|replayssm_buffer_len", "RSM007"),
+    (r"Model Runner V1|VLLM_USE_V2_MODEL_RUNNER=1", "RSM008"),
+    (r"invalid choice: 'all'|unrecognized arguments: --disable", "RSM104"),
+]
+FAILING_CODES = frozenset({"RSM001", "RSM002", "RSM003", "RSM004", "RSM005", "RSM006", "RSM007",
+                           "RSM008", "RSM104", "RSM106"})
+
+
+def error_code(message: str) -> str | None:
+    for pattern, code in ERROR_CODES:
+        if re.search(pattern, message):
+            return code
+    return None
+
+
+def load(release: str) -> list[dict[str, Any]]:
+    path = HERE / f"{release}.jsonl"
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def releases() -> list[str]:
+    return sorted(p.name[:-len(".jsonl")] for p in HERE.glob("*.jsonl"))
+
+
+@dataclass
+class Replay:
+    record: dict[str, Any]
+    codes: list[str]
+    parsed: dict[str, Any] | None
+
+
+def _words(argv: list[str]) -> list[Word]:
+    return [Word(text, Span(1, i, 1, i + 1)) for i, text in enumerate(["vllm", *argv])]
+
+
+def replay(record: dict[str, Any], workdir: Path) -> Replay:
+    for rel, text in record.get("files", {}).items():
+        target = workdir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    env = {k: Word(v, Span(1, 0, 1, 1)) for k, v in record.get("env", {}).items()}
+    launch = launch_from_command(Command(_words(record["argv"]), env, base_dir=str(workdir)))
+    assert launch is not None, record["id"]
+    config = LintConfig(vllm_version=record["release"], extra_models=record.get("model_arch", {}))
+    verdict = judge(launch, config)
+    know = knowledge()
+    release = verdict.target.release
+    mv = model_verdict(launch, know, extra_models=config.extra_models, model_dirs=())
+    readings = list(scenarios(launch, release, "cuda", mv.architectures, know))
+    parsed = readings[0].facts if len(readings) == 1 else None
+    return Replay(record, sorted({f.code for f in verdict.findings}), parsed)
+
+
+#: where the linter knowingly differs from vLLM: (test, why); documented in README.md
+KNOWN_DIFFERENCES: list[tuple[Any, str]] = [
+    (lambda rec, codes: rec["outcome"] == "ok" and FAILING_CODES.intersection(codes) == {"RSM006"}
+     and (rec.get("parsed") or {}).get("mamba_block_size") == 4096,
+     "vLLM ignores a --mamba-block-size equal to the model's max_model_len (the tiny models have "
+     "4096); the linter does not read a model's length, so it reports any block size without "
+     "prefix caching"),
+]
+
+
+def known_difference(result: Replay) -> str | None:
+    for test, why in KNOWN_DIFFERENCES:
+        if test(result.record, result.codes):
+            return why
+    return None
+
+
+def disagreement(result: Replay) -> str | None:
+    """Why the linter and vLLM disagree on this record, or None."""
+    outcome = result.record["outcome"]
+    failing = sorted(FAILING_CODES & set(result.codes))
+    if known_difference(result):
+        return None
+    if outcome == "ok":
+        return f"vLLM accepted it, linter says {failing}" if failing else None
+    code = error_code(outcome["error"])
+    if code is None:
+        return None  # an error the linter does not model (not a ReplaySSM matter)
+    if code not in result.codes:
+        return f"vLLM: {outcome['error'][:100]!r} ({code}); linter: {result.codes}"
+    return None
+
+
+def parsed_mismatches(result: Replay) -> list[str]:
+    """Values the linter derives that differ from what vLLM's parser/config produced."""
+    facts, vllm = result.parsed, result.record.get("parsed") or {}
+    if facts is None or not vllm or result.record["outcome"] != "ok":
+        return []
+    pairs = [
+        ("use_replayssm", facts["use_replayssm"], vllm.get("use_replayssm")),
+        ("mamba_backend", facts["backend"], str(vllm.get("mamba_backend")).lower()),
+        ("enable_prefix_caching", facts["prefix_caching"], vllm.get("enable_prefix_caching")),
+        ("num_speculative_tokens", facts["spec"], vllm.get("num_speculative_tokens")),
+        ("replayssm_buffer_len", facts["buffer_len"], vllm.get("replayssm_buffer_len")),
+        ("is_kv_transfer_instance", facts["kv"], vllm.get("is_kv_transfer_instance")),
+        ("architecture", facts["architecture"], vllm.get("architecture")),
+    ]
+    if facts["use_replayssm"]:
+        pairs += [("mamba_cache_mode", facts["cache_mode"], vllm.get("mamba_cache_mode")),
+                  ("use_v2_model_runner", facts["v2"], vllm.get("use_v2_model_runner"))]
+    return [f"{name}: linter {ours!r}, vLLM {theirs!r}" for name, ours, theirs in pairs
+            if theirs is not None and ours != theirs]
+
+
+if __name__ == "__main__":  # a quick agreement report: python tests/conformance/replay.py
+    import collections
+    import tempfile
+
+    for rel in releases():
+        bad = collections.Counter()
+        values = collections.Counter()
+        records = load(rel)
+        examples = {}
+        for rec in records:
+            with tempfile.TemporaryDirectory() as tmp:
+                result = replay(rec, Path(tmp))
+            why = disagreement(result)
+            if why:
+                key = why.split(";")[0][:90]
+                bad[key] += 1
+                examples.setdefault(key, (rec["id"], rec["argv"], rec.get("env"), why))
+            for m in parsed_mismatches(result):
+                values[m.split(":")[0]] += 1
+        print(f"{rel}: {len(records)} records, {len(records) - sum(bad.values())} agree, "
+              f"value mismatches {dict(values)}")
+        for key, n in bad.most_common():
+            print(f"   {n:4d} {examples[key]}")
+    os.sys.exit(0)
