@@ -191,8 +191,10 @@ RULES: tuple[Rule, ...] = (
         "The option keeps its default: `enable-prefix-caching: false` leaves prefix caching on.",
         "On 0.33 write `disable-prefix-caching: true`; otherwise pass `--no-KEY` on the command line.",
         "Safe on 0.33 (`disable-prefix-caching: true`).",
-        (Example("model: nvidia/NVIDIA-Nemotron-Nano-9B-v2\nenable-prefix-caching: false\n", kind="yaml"),),
-        (Example("model: nvidia/NVIDIA-Nemotron-Nano-9B-v2\ndisable-prefix-caching: true\n", kind="yaml"),),
+        (Example(f"model: {NANO}\nuse-replayssm: true\nmamba-backend: flashinfer\n"
+                 "enable-prefix-caching: false\n", kind="yaml"),),
+        (Example(f"model: {NANO}\nuse-replayssm: true\nmamba-backend: flashinfer\n"
+                 "disable-prefix-caching: true\n", kind="yaml"),),
     ),
     Rule(
         "RSM103", "api-server-positional-model",
