@@ -347,6 +347,11 @@ class _Parser:
             return self.dotted_option(args, i, spec.name, key, raw, inline if eq else None)
         if spec is not None:
             return self.known_option(args, i, spec.name, spec.kind, raw, inline if eq else None)
+        if spec is None and head != head.lower() and head.lower() in self.by_cli_name:
+            self.finding(word.span, "RSM106", (
+                f"{raw} is rejected by vLLM's argument parser (unrecognized arguments): flag names "
+                f"are case-sensitive; fix: write --{head.lower()}"))
+            return self.unknown_option(args, i, raw, bool(eq))
         if spec is None and not dot:
             spec = self.abbreviation(head)
             if spec is not None:

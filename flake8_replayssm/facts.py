@@ -46,7 +46,8 @@ FACT_DIMENSIONS: dict[str, frozenset[str]] = {
     "prefix_caching": frozenset({"architecture", "pc_explicit"}),
     "cache_mode": frozenset({"architecture", "pc_explicit", "user_mode"}),
     "v2": frozenset({"env_v2", "spec", "architecture", "pc_explicit", "user_mode", "dbo", "executor",
-                     "pp", "parallel_drafting", "compile_mode"}),
+                     "pp", "parallel_drafting", "compile_mode", "logits_processors",
+                     "runner_guess"}),
     "kv": frozenset({"kv"}),
     "buffer_len": frozenset({"buffer_len"}),
     "pp": frozenset({"pp"}),
@@ -278,6 +279,8 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
         "executor": _choices(executor, (None, "external_launcher")),
         "parallel_drafting": _bool_choices(drafting),
         "compile_mode": _choices(_int_or_unknown(compile_mode), (None, 1)),
+        "logits_processors": _bool_choices(value("logits_processors")),
+        "runner_guess": [False, True],
     }
     if vary is not None:
         dims = {name: values if name in vary else values[:1] for name, values in dims.items()}
@@ -298,9 +301,15 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
         cache_mode = effective_cache_mode(release, d["user_mode"], pc, arch, kind)
         runner_facts = {"dbo": d["dbo"], "executor": d["executor"], "pp": d["pp"],
                         "parallel_drafting": bool(d["parallel_drafting"]), "method": method,
-                        "compile_mode": d["compile_mode"]}
+                        "compile_mode": d["compile_mode"],
+                        "logits_processors": bool(d["logits_processors"])}
         v1_feature = any(condition(runner_facts) for condition in release.v1_conditions)
         v2 = runner_is_v2(release, d["env_v2"], spec, method, cache_mode, v1_feature)
+        if d["env_v2"] is None and release.runner != "v1" \
+                and any(condition(runner_facts) for condition in release.runner_unknown_conditions):
+            v2 = d["runner_guess"]
+        elif d["runner_guess"]:
+            continue  # the guess only matters where the runner cannot be told
         if d["env_v2"] is None:
             defaults.add("v2")
         block = d["block_size"]

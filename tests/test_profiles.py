@@ -279,3 +279,10 @@ def test_docker_env_from_variables_is_unknown_not_unset():
     # the value or the whole environment comes from elsewhere: no runner verdict
     assert codes(f"docker run --env-file prod.env {nano}", "0.33.0") == []
     assert codes(f"docker run -e $RUNNER_ENV {nano}", "0.33.0") == []
+
+
+def test_flag_names_are_case_sensitive_but_prefixes_work():
+    assert codes(f"vllm serve {NANO} --USE-REPLAYSSM", "0.28.0") == ["RSM106"]
+    assert codes(f"vllm serve {NANO} --use-replay --mamba-backend flashinfer", "0.28.0") == ["RSM004"]
+    # a prefix shared by several options is not an abbreviation
+    assert codes(f"vllm serve {NANO} --use-replayssm --mamba flashinfer", "0.28.0") == []
