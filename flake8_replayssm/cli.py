@@ -94,7 +94,15 @@ def _overrides(ns: argparse.Namespace) -> dict[str, object]:
 def config_for(path: str, overrides: dict[str, object]) -> LintConfig:
     """The settings for one file: its own project's pyproject under the command line."""
     folder = os.path.dirname(os.path.abspath(path)) if not os.path.isdir(path) else os.path.abspath(path)
-    return _merge(_project_config_cached(folder), overrides)
+    base = _project_config_cached(folder)
+    key = (id(base), repr(sorted(overrides.items())))
+    merged = _MERGED.get(key)
+    if merged is None:
+        merged = _MERGED[key] = _merge(base, overrides)
+    return merged
+
+
+_MERGED: dict[tuple[int, str], LintConfig] = {}
 
 
 @lru_cache(maxsize=1024)
@@ -127,6 +135,7 @@ def _validate(config: LintConfig) -> None:
 
 def run_check(ns: argparse.Namespace) -> int:
     _project_config_cached.cache_clear()  # one run, one reading of each pyproject
+    _MERGED.clear()
     overrides = _overrides(ns)
     config = build_config(ns)
     _validate(config)

@@ -19,9 +19,11 @@ from .engine import Verdict, judge
 from .model import Command, Finding, Launch, Span
 from .noqa import suppressed
 
-#: a text must contain one of these to hold anything we report
-TRIGGER = re.compile(r"replayssm|mamba[-_](?:block|cache)[-_]|--config|api_server|disable[-_]prefix[-_]caching",
-                     re.IGNORECASE)
+#: a text must contain one of these to hold anything we report (plain substring
+#: tests: much faster than a regular expression over every file of a large tree)
+TRIGGER_NEEDLES = ("replayssm", "REPLAYSSM", "mamba-block-size", "mamba_block_size", "mamba-cache-mode",
+                   "mamba_cache_mode", "--config", "api_server", "disable-prefix-caching",
+                   "disable_prefix_caching")
 
 KINDS = ("python", "shell", "makefile", "dockerfile", "yaml", "notebook", "markdown")
 _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
@@ -34,7 +36,7 @@ PYTHON_LAUNCHERS = re.compile(r"\bLLM\b|EngineArgs|subprocess|os\.system|os\.pop
 
 def has_trigger(text: str, kind: str | None = None) -> bool:
     """Whether ``text`` can hold anything we report (cheap; decides whether to parse)."""
-    if TRIGGER.search(text) is None:
+    if not any(needle in text for needle in TRIGGER_NEEDLES):
         return False
     return kind != "python" or PYTHON_LAUNCHERS.search(text) is not None
 
@@ -91,6 +93,10 @@ def _dockerfile(text: str, base_dir: str | None) -> list[Command]:
 
 
 def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
+    from .frontends.python_screen import might_launch
+
+    if not might_launch(text):
+        return []
     from .frontends.python import launches_in_python
 
     try:

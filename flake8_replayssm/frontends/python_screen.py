@@ -1,0 +1,74 @@
+"""A cheap screen before the libcst frontend: can this Python file hold a launch?
+
+libcst costs about ten times ``ast.parse`` (plus as much again for positions),
+and the text pre-filter lets through files that merely mention a trigger token,
+such as vLLM's own config code.  This screen parses with :mod:`ast` and keeps
+only files with a call that could be a launch we judge: an engine constructor
+(``LLM``/``EngineArgs``/``AsyncEngineArgs``) given one of the options we read
+or a ``**mapping``, or a process call (``subprocess``, ``os.system``,
+``shlex.split``, ``asyncio.create_subprocess_*``) whose arguments hold or name
+a string that mentions ``vllm``.  It only ever says "skip" when the full
+frontend would find nothing to report.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..knowledge import knowledge
+
+ENGINE_NAMES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
+PROCESS_NAMES = frozenset({"run", "Popen", "call", "check_call", "check_output", "system", "popen",
+                           "split", "create_subprocess_exec", "create_subprocess_shell"})
+
+
+def _name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "vllm" in sub.value:
+            return True
+        if isinstance(sub, ast.Name) and sub.id in vllm_names:
+            return True
+    return False
+
+
+def might_launch(text: str) -> bool:
+    """False only when no call in ``text`` can be a vLLM launch that we judge."""
+    try:
+        tree = ast.parse(text.lstrip("\ufeff"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # let libcst decide (it reads some files ast rejects, e.g. declared encodings)
+    options = set(knowledge().options) - {"model"}
+    engines = set(ENGINE_NAMES)
+    assignments: list[tuple[list[ast.expr], ast.expr]] = []
+    process_calls: list[ast.Call] = []
+    engine_calls: list[ast.Call] = []
+    for node in ast.walk(tree):  # one pass; the checks below look only at what it collected
+        if isinstance(node, ast.Call):
+            name = _name(node.func)
+            if name in PROCESS_NAMES:
+                process_calls.append(node)
+            elif name is not None and node.keywords:
+                engine_calls.append(node)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("vllm"):
+            engines.update(a.asname for a in node.names if a.name in ENGINE_NAMES and a.asname)
+        elif isinstance(node, ast.Assign):
+            assignments.append((node.targets, node.value))
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            assignments.append(([node.target], node.value))
+    for call in engine_calls:
+        if _name(call.func) in engines and any(k.arg is None or k.arg in options for k in call.keywords):
+            return True
+    if not process_calls or "vllm" not in text:
+        return False
+    vllm_names = {t.id for targets, value in assignments if _mentions_vllm(value, set())
+                  for t in targets if isinstance(t, ast.Name)}
+    return any(_mentions_vllm(arg, vllm_names) for call in process_calls
+               for arg in [*call.args, *call.keywords])
