@@ -156,3 +156,25 @@ def test_no_trigger_token_never_imports_libcst():
             "print('libcst' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_trigger_without_a_possible_launch_is_screened_before_libcst():
+    """vLLM's own config code mentions the flags but launches nothing: libcst is not needed."""
+    src = ("import subprocess\\nfrom dataclasses import dataclass\\n"
+           "@dataclass\\nclass CacheConfig:\\n    use_replayssm: bool = False\\n"
+           "    mamba_cache_mode: str = 'none'\\n"
+           "subprocess.run(['nvidia-smi'])\\n")
+    code = ("import sys; from flake8_replayssm import check_source;"
+            f"assert check_source('{src}', 'python') == [];"
+            "print('libcst' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("source", [
+    "from vllm import LLM as make\nmake('tiiuae/Falcon-H1-1.5B-Instruct', use_replayssm=True)\n",
+    "import subprocess\nCMD = ['vllm', 'serve', 'tiiuae/Falcon-H1-1.5B-Instruct']\n"
+    "subprocess.run(CMD + ['--use-replayssm'])\n",
+])
+def test_screen_keeps_launches_through_aliases_and_names(source):
+    assert [f.code for f in check_source(source, "python", vllm_version="0.28.0")] == ["RSM001"]
