@@ -160,12 +160,12 @@ def test_no_trigger_token_never_imports_libcst():
 
 def test_trigger_without_a_possible_launch_is_screened_before_libcst():
     """vLLM's own config code mentions the flags but launches nothing: libcst is not needed."""
-    src = ("import subprocess\\nfrom dataclasses import dataclass\\n"
-           "@dataclass\\nclass CacheConfig:\\n    use_replayssm: bool = False\\n"
-           "    mamba_cache_mode: str = 'none'\\n"
-           "subprocess.run(['nvidia-smi'])\\n")
+    src = ("import subprocess\nfrom dataclasses import dataclass\n"
+           "@dataclass\nclass CacheConfig:\n    use_replayssm: bool = False\n"
+           "    mamba_cache_mode: str = 'none'\n"
+           "subprocess.run(['nvidia-smi'])\n")
     code = ("import sys; from flake8_replayssm import check_source;"
-            f"assert check_source('{src}', 'python') == [];"
+            f"assert check_source({src!r}, 'python') == [];"
             "print('libcst' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
