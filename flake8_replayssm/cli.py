@@ -113,7 +113,9 @@ def _project_config_cached(folder: str) -> LintConfig:
 def _merge(base: LintConfig, overrides: dict[str, object]) -> LintConfig:
     ignore = base.ignore + tuple(overrides["ignore"])  # type: ignore[arg-type]
     enable = base.enable + tuple(overrides["enable"])  # type: ignore[arg-type]
-    return base.merged(vllm_version=overrides["vllm_version"], platform=overrides["platform"],
+    source = "--vllm-version" if overrides["vllm_version"] else None
+    return base.merged(vllm_version=overrides["vllm_version"], vllm_version_source=source,
+                       platform=overrides["platform"],
                        select=overrides["select"], ignore=ignore or None, enable=enable or None)
 
 
@@ -166,6 +168,8 @@ def run_check(ns: argparse.Namespace) -> int:
             for note in r.notes:
                 print(f"replayssm-lint: {note}", file=sys.stderr)
     sys.stdout.write(_render(ns.format, findings))
+    if errors:
+        return 2
     return 1 if findings else 0
 
 

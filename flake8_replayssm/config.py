@@ -29,6 +29,8 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class LintConfig:
     vllm_version: str | None = None
+    #: where vllm_version came from, for --verbose, JSON and SARIF
+    vllm_version_source: str = "explicit option"
     platform: str = "cuda"
     select: tuple[str, ...] = ("RSM",)
     ignore: tuple[str, ...] = ()
@@ -97,6 +99,7 @@ def config_from_table(table: Mapping[str, Any], root: Path) -> LintConfig:
     version = get("vllm-version", "vllm_version")
     return LintConfig(
         vllm_version=str(version) if version is not None else None,
+        vllm_version_source=f"vllm-version in {root / 'pyproject.toml'}",
         platform=platform,
         select=split_codes(get("select")) or ("RSM",),
         ignore=split_codes(get("ignore")),

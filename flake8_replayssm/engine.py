@@ -6,7 +6,7 @@ launch -> target release -> validator checks + form findings -> selected finding
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from .config import LintConfig
@@ -40,7 +40,8 @@ def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> 
     unresolved = unresolved_model_finding(launch, verdict)
     if unresolved is not None:
         found.append(unresolved)
-    selected = _dedupe(f for f in found if config.is_enabled(f.code))
+    selected = [replace(f, release=release.version, release_reason=target.reason)
+                for f in _dedupe(f for f in found if config.is_enabled(f.code))]
     return Verdict(launch, target, verdict.detail, tuple(selected))
 
 

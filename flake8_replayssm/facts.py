@@ -23,7 +23,7 @@ from .model import UNKNOWN, Launch, Setting
 
 #: fact name -> note added to a message when that fact came from a default
 DEFAULT_NOTES = {
-    "v2": "VLLM_USE_V2_MODEL_RUNNER is unset, and vLLM {version} then uses Model Runner V2 on CUDA",
+    "v2": "VLLM_USE_V2_MODEL_RUNNER is unset, and vLLM {version} then uses Model Runner V2 on {platform}",
     "prefix_caching": "prefix caching is not set, and vLLM {version} turns it {pc_word} for this model",
     "backend": "--mamba-backend defaults to triton",
 }
@@ -333,10 +333,11 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
         yield Scenario(facts, defaults)
 
 
-def default_note(fact: str, scenario: Scenario, release: Release) -> str | None:
+def default_note(fact: str, scenario: Scenario, release: Release, platform: str) -> str | None:
     if fact not in scenario.defaults:
         return None
     return DEFAULT_NOTES[fact].format(
         version=release.version,
+        platform={"cuda": "CUDA", "rocm": "ROCm", "xpu": "XPU"}.get(platform, platform),
         pc_word="on" if scenario.facts["prefix_caching"] else "off",
     )

@@ -7,6 +7,7 @@ typed objects, so that a new vLLM release is a data change.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -105,6 +106,13 @@ def version_key(version: str) -> tuple[int, ...]:
         digits = "".join(ch for ch in piece if ch.isdigit())
         parts.append(int(digits) if digits else 0)
     return tuple(parts)
+
+
+_VERSION = re.compile(r"^[vV]?\d+(\.\d+){0,2}([.+-]?[0-9A-Za-z.+-]*)?$")
+
+
+def is_version(text: str) -> bool:
+    return bool(_VERSION.match(text.strip()))
 
 
 def normalize_version(version: str) -> str:

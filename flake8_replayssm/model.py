@@ -153,8 +153,12 @@ class Finding:
     message: str
     path: str = ""
 
+    #: the vLLM release the verdict is for, and why that release (set by the engine)
+    release: str = ""
+    release_reason: str = ""
+
     def with_path(self, path: str) -> Finding:
-        return Finding(self.span, self.code, self.message, path)
+        return Finding(self.span, self.code, self.message, path, self.release, self.release_reason)
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:

@@ -74,6 +74,7 @@ class Plugin:
                 extra[model.strip()] = arch.strip()
         return base.merged(
             vllm_version=opts.get("vllm_version"),
+            vllm_version_source="--replayssm-vllm-version" if opts.get("vllm_version") else None,
             platform=opts.get("platform"),
             enable=(base.enable + split_codes(opts.get("enable"))) or None,
             extra_models=extra,

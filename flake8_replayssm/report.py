@@ -32,6 +32,7 @@ def as_json(findings: Sequence[Finding]) -> str:
             "path": f.path, "line": f.span.line, "column": f.span.col + 1,
             "end_line": f.span.end_line, "end_column": f.span.end_col + 1,
             "code": f.code, "message": f.message,
+            "vllm_version": f.release, "vllm_version_reason": f.release_reason,
         }
         if f.span.cell is not None:
             item["cell"] = f.span.cell
@@ -77,8 +78,10 @@ def sarif(findings: Sequence[Finding], rules: Iterable[tuple[str, str, str]]) ->
         }
         if f.code in index:
             result["ruleIndex"] = index[f.code]
+        properties: dict[str, object] = {"vllmVersion": f.release, "vllmVersionReason": f.release_reason}
         if f.span.cell is not None:
-            result["properties"] = {"cell": f.span.cell}
+            properties["cell"] = f.span.cell
+        result["properties"] = properties
         results.append(result)
     doc = {
         "$schema": SARIF_SCHEMA, "version": "2.1.0",

@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .config import ConfigError, LintConfig
-from .knowledge import Knowledge, Release, normalize_version, version_key
+from .knowledge import Knowledge, Release, is_version, normalize_version, version_key
 
 _PIN = re.compile(r"""(?ix)
     (?:^|[\s"'\[,])vllm\s*(?:\[[^\]]*\])?\s*(?:===?|~=)\s*v?(\d+\.\d+(?:\.\d+)?)""")
@@ -33,6 +33,8 @@ class Target:
 
 def closest_release(version: str, know: Knowledge) -> tuple[Release | None, str]:
     """The known release that judges ``version``: itself, or the newest one before it."""
+    if not is_version(version):
+        return None, f"{version!r} is not a vLLM version (expected e.g. 0.33.0)"
     wanted = normalize_version(version)
     exact = know.releases.get(wanted)
     if exact is not None:
@@ -51,7 +53,7 @@ def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
     release, note = closest_release(config.vllm_version, know)
     if release is None:
         raise ConfigError(note)
-    return Target(release, "explicit option" + (f" ({note})" if note else ""))
+    return Target(release, config.vllm_version_source + (f" ({note})" if note else ""))
 
 
 @lru_cache(maxsize=64)

@@ -79,9 +79,10 @@ def _span_for(launch: Launch, check: Check) -> Span:
 def _message(check: Check, scenario: Scenario, release: Release, platform: str) -> str:
     facts: dict[str, Any] = dict(scenario.facts)
     text = check.message.format(**facts)
-    notes = [n for n in (default_note(name, scenario, release) for name in sorted(names_in(check.when.source)))  # type: ignore[attr-defined]
+    notes = [n for n in (default_note(name, scenario, release, platform) for name in sorted(names_in(check.when.source)))  # type: ignore[attr-defined]
              if n]
-    where = f"vLLM {release.version}" + ("" if platform == "cuda" else f" on {platform.upper()}")
+    where = f"vLLM {release.version}" + ("" if platform == "cuda" else
+                                        f" on {({'rocm': 'ROCm', 'xpu': 'XPU'}).get(platform, platform)}")
     stage = f", at {check.stage}" if check.stage else ""
     why = f" ({'; '.join(notes)})" if notes else ""
     return f"{text} [{where}{stage}]{why}; fix: {check.fix.format(**facts)}"

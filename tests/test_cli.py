@@ -490,7 +490,7 @@ def test_verbose_says_which_release_and_why(project, capsys):
     assert "RSM008" in out
     assert "nano.py:2" in err
     assert "judged for vLLM 0.33.0" in err
-    assert "explicit option" in err
+    assert "(--vllm-version)" in err
     assert "RSM" not in err.replace("replayssm-lint", "")  # findings go to stdout only
 
 
@@ -557,7 +557,7 @@ def test_explicit_version_beats_project_pins(project, capsys):
     write(project / "nano.py", NANO_SRC)
     code, _, err = run(capsys, "check", "-v", "--vllm-version", "0.28.0", ".")
     assert code == 0
-    assert "judged for vLLM 0.28.0 (explicit option" in err
+    assert "judged for vLLM 0.28.0 (--vllm-version" in err
 
 
 def test_requirements_pin_in_project_root(project, capsys):
@@ -793,3 +793,19 @@ def test_console_script(tmp_path):
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
+
+
+def test_release_and_its_source_are_in_json_and_verbose(project, capsys):
+    write(project / "pyproject.toml", '[tool.flake8-replayssm]\nvllm-version = "0.33.0"\n')
+    write(project / "nano.py", NANO_SRC)
+    code, out, err = run(capsys, "check", "-v", "--format", "json", ".")
+    assert code == 1
+    [item] = json.loads(out)
+    assert item["vllm_version"] == "0.33.0"
+    assert "pyproject.toml" in item["vllm_version_reason"] and "pyproject.toml" in err
+
+
+def test_not_a_version_is_a_usage_error(project, capsys):
+    write(project / "nano.py", NANO_SRC)
+    code, _, err = run(capsys, "check", "--vllm-version", "banana", ".")
+    assert code == 2 and "not a vLLM version" in err

@@ -14,6 +14,7 @@ frontend would find nothing to report.
 from __future__ import annotations
 
 import ast
+import warnings
 
 from ..knowledge import knowledge
 
@@ -42,7 +43,9 @@ def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
 def might_launch(text: str) -> bool:
     """False only when no call in ``text`` can be a vLLM launch that we judge."""
     try:
-        tree = ast.parse(text.lstrip("\ufeff"))
+        with warnings.catch_warnings():  # invalid escapes etc. are the user's business, not ours
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text.lstrip("\ufeff"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True  # let libcst decide (it reads some files ast rejects, e.g. declared encodings)
     options = set(knowledge().options) - {"model"}

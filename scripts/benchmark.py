@@ -1,0 +1,423 @@
+#!/usr/bin/env python3
+"""Benchmark ``replayssm-lint`` and the flake8 plugin on a real source tree.
+
+Not a test: it prints figures to compare with DESIGN.md's speed bar ("a file
+without a trigger token is never parsed; flake8 with the plugin on a large tree
+costs within a few percent of flake8 alone").  It downloads nothing; give it a
+vLLM source tree, for example::
+
+    pip download --no-deps vllm==0.33.0 -d /tmp/w
+    unzip -q /tmp/w/*.whl 'vllm/*' -d /tmp/vllm-tree
+    python scripts/benchmark.py --vllm-tree /tmp/vllm-tree
+
+What it measures
+----------------
+1. ``replayssm-lint check TREE`` beside ``grep -rlE PATTERN TREE`` (PATTERN is
+   the linter's own pre-filter), on the tree and on a tree ``--scale`` times
+   larger (``--scale`` full copies of it in a temporary directory): wall time,
+   CPU time (user + system of the process and everything it waited for, from
+   ``getrusage(RUSAGE_CHILDREN)``), and peak RSS (``/usr/bin/time -v`` if
+   present, else ``ru_maxrss`` of a small wrapper process; either way the
+   largest single process, not a sum over workers).  The CLI's findings on
+   vLLM's own tree are printed too: DESIGN.md wants none.
+2. flake8's CPU time with and without the plugin, same flake8, same checks,
+   same files.  "Without" really excludes the plugin: a second environment is
+   made in the temporary directory (``python -m venv --without-pip``) and the
+   installed flake8 and its requirements (pyflakes, pycodestyle, mccabe) are
+   copied into it file by file from their installed RECORDs, so it has exactly
+   the same flake8 code and no flake8-replayssm entry point; ``flake8
+   --version`` of both environments is printed to show it.  "With" is this
+   interpreter's environment.  The two differ also in how many distributions
+   flake8 scans for entry points at startup; the run on an empty directory
+   (``startup``) shows that fixed cost.  By default flake8 runs on a
+   deterministic sample (every 4th ``.py`` file, ``--flake8-fraction``) of the
+   tree, to keep the whole run near ten minutes on two cores; the sample's
+   share of trigger files is printed beside the tree's.
+
+Runs alternate (grep, CLI, ..., flake8 without/with in ABBA order) for up to
+``--repeat`` rounds, and the medians are reported with their count.  Rounds
+after the first run only while ``--budget`` seconds allow another round.
+Every tree is read once before timing, so all tools start from a warm cache.
+Load average before and after is printed: on a busy machine wall times are
+noise, CPU times much less so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+# the linter's own pre-filter (flake8_replayssm.lint.TRIGGER), as an ERE for grep
+GREP_PATTERN = r"replayssm|mamba[-_](block|cache)[-_]|--config|api_server|disable[-_]prefix[-_]caching"
+TIME_BIN = "/usr/bin/time"
+RSS_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "rc = subprocess.call(sys.argv[2:], stdout=sys.stdout, stderr=sys.stderr)\n"
+    "kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+    "kb = kb // 1024 if sys.platform == 'darwin' else kb\n"
+    "open(sys.argv[1], 'w').write(str(kb))\n"
+    "sys.exit(rc)\n"
+)
+
+
+# ---------------------------------------------------------------- measuring
+
+
+@dataclass
+class Sample:
+    wall: float
+    cpu: float
+    rss_kb: int | None
+    out_lines: int
+
+
+@dataclass
+class Series:
+    label: str
+    samples: list[Sample] = field(default_factory=list)
+
+    def median(self, attr: str) -> float | None:
+        values = [getattr(s, attr) for s in self.samples if getattr(s, attr) is not None]
+        return statistics.median(values) if values else None
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(cmd: list[str], workdir: Path, *, ok_codes: tuple[int, ...] = (0,), cwd: Path | None = None,
+            env: dict[str, str] | None = None) -> Sample:
+    """Run ``cmd`` once: wall, CPU (it and its waited-for descendants), peak RSS, stdout lines."""
+    rss_file = workdir / "rss.txt"
+    out_file = workdir / "stdout.txt"
+    err_file = workdir / "stderr.txt"
+    rss_file.unlink(missing_ok=True)
+    if os.access(TIME_BIN, os.X_OK):
+        full = [TIME_BIN, "-v", "-o", str(rss_file), *cmd]
+    else:
+        full = [sys.executable, "-c", RSS_WRAPPER, str(rss_file), *cmd]
+    with open(out_file, "wb") as out, open(err_file, "wb") as err:
+        cpu0, t0 = _children_cpu(), time.perf_counter()
+        proc = subprocess.run(full, stdout=out, stderr=err, cwd=cwd, env=env)
+        wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+    if proc.returncode not in ok_codes:
+        sys.exit(f"benchmark: {' '.join(cmd)} exited {proc.returncode}:\n"
+                 f"{err_file.read_text(errors='replace')[-3000:]}")
+    return Sample(wall, cpu, _read_rss(rss_file), _count_lines(out_file))
+
+
+def _read_rss(path: Path) -> int | None:
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    match = re.search(r"Maximum resident set size \(kbytes\):\s*(\d+)", text)
+    if match:
+        return int(match.group(1))
+    return int(text) if text.strip().isdigit() else None
+
+
+def _count_lines(path: Path) -> int:
+    with open(path, "rb") as fh:
+        return sum(1 for _ in fh)
+
+
+# ---------------------------------------------------------------- trees and environments
+
+
+def tree_stats(root: Path) -> tuple[int, int]:
+    files = size = 0
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            files += 1
+            size += os.lstat(os.path.join(dirpath, name)).st_size
+    return files, size
+
+
+def make_scaled_tree(src: Path, dest: Path, scale: int, hardlink: bool) -> None:
+    copy = os.link if hardlink else shutil.copy2
+    for i in range(scale):
+        shutil.copytree(src, dest / f"copy{i:02d}", copy_function=copy, symlinks=True)
+
+
+def make_sample_tree(src: Path, dest: Path, fraction: float) -> int:
+    """Every n-th ``.py`` file of ``src`` (sorted paths), copied to ``dest`` with its relative path."""
+    files = sorted(p for p in src.rglob("*.py") if p.is_file())
+    if fraction >= 1:
+        chosen = files
+    else:
+        step = max(1, round(1 / fraction))
+        chosen = files[::step]
+    for path in chosen:
+        target = dest / path.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    return len(chosen)
+
+
+def _requirement_names(dist: metadata.Distribution) -> list[str]:
+    names = []
+    for req in dist.requires or []:
+        if "extra ==" in req or "extra==" in req:
+            continue
+        match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
+        if match:
+            names.append(match.group(1))
+    return names
+
+
+def make_flake8_only_env(dest: Path) -> Path:
+    """A venv holding exactly the installed flake8 and its requirements, and nothing else."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(dest)], check=True)
+    python = dest / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    todo, done = ["flake8"], set()
+    while todo:
+        name = todo.pop()
+        key = name.lower().replace("_", "-")
+        if key in done:
+            continue
+        done.add(key)
+        dist = metadata.distribution(name)
+        for rel in dist.files or []:
+            if ".." in Path(str(rel)).parts or "__pycache__" in Path(str(rel)).parts:
+                continue  # console scripts outside site-packages, bytecode
+            source = Path(str(dist.locate_file(rel)))
+            if source.is_file():
+                target = site / str(rel)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+        todo.extend(_requirement_names(dist))
+    return python
+
+
+def flake8_version(python: str | Path, cwd: Path, env: dict[str, str]) -> str:
+    proc = subprocess.run([str(python), "-m", "flake8", "--version"], capture_output=True, text=True,
+                          cwd=cwd, env=env)
+    return " ".join(proc.stdout.split())
+
+
+def cli_command() -> list[str]:
+    script = Path(sys.executable).with_name("replayssm-lint")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("replayssm-lint")
+    return [found] if found else [sys.executable, "-m", "flake8_replayssm"]
+
+
+def load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover
+        return "n/a"
+
+
+# ---------------------------------------------------------------- report
+
+
+def fmt_time(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds:.2f}s"
+
+
+def fmt_kb(kb: float | None) -> str:
+    return "-" if kb is None else f"{kb / 1024:.1f}MB"
+
+
+def fmt_ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None or b <= 0:
+        return "n/a"
+    return f"{a / b:.1f}x"
+
+
+def print_series(rows: list[Series]) -> None:
+    print(f"  {'run':<50} {'n':>2} {'wall':>9} {'cpu':>9} {'peak RSS':>10} {'out lines':>10}")
+    for s in rows:
+        lines = statistics.median(x.out_lines for x in s.samples) if s.samples else 0
+        print(f"  {s.label:<50} {len(s.samples):>2} {fmt_time(s.median('wall')):>9} "
+              f"{fmt_time(s.median('cpu')):>9} {fmt_kb(s.median('rss_kb')):>10} {int(lines):>10}")
+
+
+# ---------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vllm-tree", required=True, type=Path, help="an unpacked vLLM source tree")
+    ap.add_argument("--scale", type=int, default=10, help="copies of the tree in the large tree (default 10)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of alternating runs at most (default 3)")
+    ap.add_argument("--budget", type=float, default=540.0,
+                    help="seconds; start another round only if it should end within this (default 540)")
+    ap.add_argument("--cli-jobs", type=int, default=1, help="replayssm-lint --jobs (default 1, its default)")
+    ap.add_argument("--flake8-jobs", default=str(os.cpu_count() or 1),
+                    help="flake8 --jobs (default: number of CPUs)")
+    ap.add_argument("--flake8-fraction", type=float, default=0.25,
+                    help="share of the tree's .py files flake8 runs on; 1 = all (default 0.25)")
+    ap.add_argument("--no-flake8", action="store_true", help="skip the flake8 comparison")
+    ap.add_argument("--hardlink", action="store_true", help="hard-link the copies of the large tree")
+    ap.add_argument("--workdir", type=Path, help="where to build trees (default: a new temporary directory)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ns = ap.parse_args(argv)
+
+    tree = ns.vllm_tree.resolve()
+    if not tree.is_dir():
+        ap.error(f"--vllm-tree {tree} is not a directory")
+    if ns.scale < 1 or ns.repeat < 1 or not 0 < ns.flake8_fraction <= 1:
+        ap.error("--scale and --repeat must be >= 1, --flake8-fraction in (0, 1]")
+    if not shutil.which("grep"):
+        ap.error("grep is required")
+
+    start = time.perf_counter()
+    work = Path(tempfile.mkdtemp(prefix="replayssm-bench-", dir=ns.workdir))
+    try:
+        return _run(ns, tree, work, start)
+    finally:
+        if ns.keep:
+            print(f"\nwork directory kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _run(ns: argparse.Namespace, tree: Path, work: Path, start: float) -> int:
+    print("replayssm-lint benchmark")
+    print(f"  python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} CPUs, "
+          f"flake8-replayssm {metadata.version('flake8-replayssm')}")
+    print(f"  load average at start: {load()}")
+    print(f"  peak RSS from: {'/usr/bin/time -v' if os.access(TIME_BIN, os.X_OK) else 'ru_maxrss wrapper'}")
+
+    scaled = work / "scaled"
+    t0 = time.perf_counter()
+    make_scaled_tree(tree, scaled, ns.scale, ns.hardlink)
+    files, size = tree_stats(tree)
+    sfiles, ssize = tree_stats(scaled)
+    print(f"  tree:   {tree} — {files} files, {size / 1e6:.1f} MB")
+    print(f"  scaled: {ns.scale} {'hard-linked' if ns.hardlink else 'copied'} copies — {sfiles} files, "
+          f"{ssize / 1e6:.1f} MB (built in {time.perf_counter() - t0:.1f}s)")
+
+    cli = cli_command()
+    grep = ["grep", "-rlE", GREP_PATTERN]
+    empty = work / "empty"
+    empty.mkdir()
+    runs: list[tuple[Series, list[str], tuple[int, ...], dict[str, str] | None]] = []
+
+    def add(label: str, cmd: list[str], ok: tuple[int, ...] = (0,), env: dict[str, str] | None = None) -> Series:
+        series = Series(label)
+        runs.append((series, cmd, ok, env))
+        return series
+
+    cli_args = [*cli, "check", "--jobs", str(ns.cli_jobs)]
+    cli_empty = add("replayssm-lint, empty directory (startup)", [*cli_args, str(empty)], (0, 1))
+    grep_base = add("grep -rlE PATTERN, tree", [*grep, str(tree)], (0, 1))
+    cli_base = add("replayssm-lint check, tree", [*cli_args, str(tree)], (0, 1))
+    grep_scaled = add(f"grep -rlE PATTERN, tree x{ns.scale}", [*grep, str(scaled)], (0, 1))
+    cli_scaled = add(f"replayssm-lint check, tree x{ns.scale}", [*cli_args, str(scaled)], (0, 1))
+
+    flake8_pairs: list[tuple[Series, Series]] = []
+    sample = work / "flake8-sample"
+    if not ns.no_flake8:
+        sample.mkdir()
+        nsample = make_sample_tree(tree, sample, ns.flake8_fraction)
+        venv_python = make_flake8_only_env(work / "flake8-only")
+        # `python -m` puts the working directory on sys.path, and a checkout's *.egg-info there
+        # registers the plugin again: every run starts in the (neutral) work directory, and
+        # PYTHONPATH is dropped so nothing leaks the plugin into the flake8-only environment
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+        with_version = flake8_version(sys.executable, work, env)
+        without_version = flake8_version(venv_python, work, env)
+        print(f"  flake8 with plugin:    {with_version}")
+        print(f"  flake8 without plugin: {without_version}")
+        if "flake8-replayssm" not in with_version or "flake8-replayssm" in without_version:
+            sys.exit("benchmark: the two flake8 environments do not differ by the plugin; giving up")
+        trig_tree = _count_lines_of([*grep, str(tree)])
+        trig_sample = _count_lines_of([*grep, str(sample)])
+        print(f"  flake8 runs on {nsample} .py files (fraction {ns.flake8_fraction:g}); "
+              f"trigger files: {trig_sample} of them ({100 * trig_sample / max(nsample, 1):.1f}%), "
+              f"tree: {trig_tree} of {files} ({100 * trig_tree / max(files, 1):.1f}%)")
+        flake8_args = ["-m", "flake8", "--exit-zero", "--jobs", ns.flake8_jobs, "--isolated"]
+        for target, what in ((empty, "empty directory (startup)"), (sample, "sample")):
+            without = add(f"flake8 without plugin, {what}", [str(venv_python), *flake8_args, str(target)],
+                          env=env)
+            with_ = add(f"flake8 with plugin, {what}", [sys.executable, *flake8_args, str(target)], env=env)
+            flake8_pairs.append((without, with_))
+
+    # warm the page cache and the bytecode caches: nothing timed reads cold files
+    for target in (tree, scaled, sample if sample.exists() else empty):
+        subprocess.run(["grep", "-rlE", "x", str(target)], stdout=subprocess.DEVNULL)
+    subprocess.run([*cli_args, str(empty)], stdout=subprocess.DEVNULL)
+    print(f"  setup done after {time.perf_counter() - start:.0f}s; running up to {ns.repeat} rounds "
+          f"(budget {ns.budget:.0f}s)\n")
+
+    rounds = 0
+    round_time = 0.0
+    while rounds < ns.repeat:
+        elapsed = time.perf_counter() - start
+        if rounds and elapsed + 1.1 * round_time > ns.budget:
+            print(f"  stopping after {rounds} round(s): another would end past the budget "
+                  f"({elapsed:.0f}s + ~{round_time:.0f}s > {ns.budget:.0f}s)")
+            break
+        t0 = time.perf_counter()
+        order = list(runs)
+        if rounds % 2:  # ABBA: flip each with/without pair on odd rounds
+            for without, with_ in flake8_pairs:
+                i = next(k for k, r in enumerate(order) if r[0] is without)
+                j = next(k for k, r in enumerate(order) if r[0] is with_)
+                order[i], order[j] = order[j], order[i]
+        for series, cmd, ok, env in order:
+            series.samples.append(measure(cmd, work, ok_codes=ok, env=env, cwd=work))
+        round_time = time.perf_counter() - t0
+        rounds += 1
+        print(f"  round {rounds} took {round_time:.0f}s (load average {load()})")
+
+    print("\nmedians (cpu = user + system of the process tree; out lines = files for grep, findings "
+          "for replayssm-lint, reports for flake8)")
+    print_series([series for series, *_ in runs])
+
+    print("\nratios (medians)")
+    for name, g, c in (("tree", grep_base, cli_base), (f"tree x{ns.scale}", grep_scaled, cli_scaled)):
+        print(f"  {name:<10} CLI/grep wall {fmt_ratio(c.median('wall'), g.median('wall')):>8}   "
+              f"CLI/grep cpu {fmt_ratio(c.median('cpu'), g.median('cpu')):>8}   "
+              f"CLI/grep peak RSS {fmt_ratio(c.median('rss_kb'), g.median('rss_kb')):>7}")
+    print(f"  CLI startup (empty directory): {fmt_time(cli_empty.median('cpu'))} cpu, "
+          f"{fmt_kb(cli_empty.median('rss_kb'))} peak RSS")
+    print(f"  CLI tree x{ns.scale} / tree: wall {fmt_ratio(cli_scaled.median('wall'), cli_base.median('wall'))}, "
+          f"cpu {fmt_ratio(cli_scaled.median('cpu'), cli_base.median('cpu'))} "
+          f"(linear scaling would be {ns.scale}.0x)")
+    if flake8_pairs:
+        (s_without, s_with), (f_without, f_with) = flake8_pairs
+        a, b = f_with.median("cpu"), f_without.median("cpu")
+        sa, sb = s_with.median("cpu"), s_without.median("cpu")
+        if a is not None and b:
+            print(f"  flake8+plugin / flake8 CPU: {a / b:.3f} ({100 * (a / b - 1):+.1f}%)  "
+                  f"[{a:.2f}s vs {b:.2f}s]")
+        if a is not None and b and sa is not None and sb is not None and b - sb > 0:
+            net = (a - sa) / (b - sb)
+            print(f"  same, startup cost of each environment removed: {net:.3f} ({100 * (net - 1):+.1f}%)")
+        extra = [f_with.samples[i].out_lines - f_without.samples[i].out_lines
+                 for i in range(min(len(f_with.samples), len(f_without.samples)))]
+        print(f"  flake8 report lines added by the plugin: {sorted(set(extra))}")
+    findings = sorted({s.out_lines for s in cli_base.samples})
+    print(f"  replayssm-lint findings on vLLM's own tree: {findings} (DESIGN.md precision bar: none)")
+    print(f"\nload average at end: {load()}; total {time.perf_counter() - start:.0f}s")
+    return 0
+
+
+def _count_lines_of(cmd: list[str]) -> int:
+    return len(subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
