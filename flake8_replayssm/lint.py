@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -173,7 +174,17 @@ def _shifted(launch: Launch, lines: int) -> Launch:
 
 
 def launches_in(text: str, kind: str, *, path: str | None = None) -> list[Launch]:
-    """Every vLLM launch of a text of ``kind`` (no pre-filter here)."""
+    """Every vLLM launch of a text of ``kind`` (no pre-filter here).
+
+    Python's parsers warn about the user's code (invalid escapes, ...); that is
+    not ours to report, so warnings are silenced while frontends read it.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _launches_in(text, kind, path)
+
+
+def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
     base_dir = os.path.dirname(os.path.abspath(path)) if path else None
     if kind == "python":
         return _python_launches(text, base_dir)

@@ -448,7 +448,7 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
         for backend in (None, "flashinfer"):
             for pc in (None, "off"):
                 for spec in (None, 3):
-                    for env in (ENVS if model == "llama_as_nemotronh" else ENVS[:2]):
+                    for env in ENVS[:2]:
                         argv = model_tokens(model) + ["--use-replayssm"]
                         if backend:
                             argv += ["--mamba-backend", backend]
@@ -481,9 +481,8 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
     # "Triton ReplaySSM requires Model Runner V1" (0.30+).
     v1_features = [
         ["--compilation-config", js({"mode": 1})],
-        ["-tp", "2", "--compilation-config", js({"pass_config": {"enable_sp": True}})],
-        ["-tp", "2", "--compilation-config",
-         js({"pass_config": {"enable_sequence_parallelism": True}})],
+        # (sequence parallelism with -tp 2 is not recorded: on the CPU oracle its
+        # compilation pass looks up torch.ops._C.rotary_embedding, absent here)
         ["--enable-dbo", "--all2all-backend", "deepep_low_latency"],
         ["--logits-processors", "vllm.v1.sample.logits_processor:MinPLogitsProcessor"],
         ["--enable-prefix-caching", "--mamba-cache-mode", "all"],
@@ -507,7 +506,8 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
                   "draft_model", "draft_model_implicit", "suffix", "mtp",
                   "no_tokens", "zero_tokens", "bad_json"]
     for model in ("nemotronh", "kimi", "llama_as_nemotronh"):
-        for kind in spec_kinds:
+        for kind in (spec_kinds if model != "llama_as_nemotronh"
+                     else ("json", "dotted", "spec_flags")):
             for backend, pc in (("flashinfer", "off"), (None, None), ("triton", "off")):
                 k = rnd.choice([1, 2, 3, 4])
                 target = "nemotronh_mtp" if kind == "mtp" and model == "nemotronh" else model
@@ -519,7 +519,7 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
                 g.add("spec", argv, rnd.choice(ENVS))
     # speculative window vs buffer length (P4/P5 rule 9 and the <= 16 rule)
     for model in ("nemotronh", "kimi"):
-        for k in (1, 3, 8, 15, 16):
+        for k in ((1, 3, 8, 15, 16) if model == "nemotronh" else (1, 3, 16)):
             for buf in (None, k, k + 1, 16, 17):
                 for backend in ("flashinfer", "triton"):
                     argv = model_tokens(model) + ["--use-replayssm",
@@ -599,17 +599,17 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
             g.add("spell", model_tokens("nemotronh") + sp + ["--mamba-backend", "flashinfer",
                                                             "--no-enable-prefix-caching"], env)
             g.add("spell", model_tokens("nemotronh") + sp, env)
-    for model in ("nemotronh", "kimi"):
+    for model in ("nemotronh",):
         for b in backends:
             for pc in (["--no-enable-prefix-caching"], []):
                 g.add("spell", model_tokens(model) + ["--use-replayssm"] + b + pc,
                       {"VLLM_USE_V2_MODEL_RUNNER": "0"} if rnd.random() < 0.5 else {})
-    for model in ("nemotronh", "kimi", "mamba2"):
+    for model in ("nemotronh",):
         for p in pcs:
             for b in (["--mamba-backend", "flashinfer"], []):
                 g.add("spell", model_tokens(model) + ["--use-replayssm"] + b + p,
                       rnd.choice(ENVS))
-    for model in ("nemotronh", "kimi"):
+    for model in ("nemotronh",):
         for mo in modes:
             for p in ([], ["--enable-prefix-caching"], ["--no-enable-prefix-caching"]):
                 g.add("spell", model_tokens(model) + ["--use-replayssm"] + mo + p,
@@ -625,7 +625,7 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
         ["--hf-overrides", js({"architectures": ["NemotronHPuzzleForCausalLM"]})],
         ["--hf-overrides", js({"max_position_embeddings": 8192})],
     ]
-    for base in ("llama", "nemotronh"):
+    for base in ("llama",):
         for hf in hf_forms:
             for b in (["--mamba-backend", "flashinfer", "--no-enable-prefix-caching"], []):
                 g.add("hf", [M[base], "--use-replayssm"] + hf + b,
@@ -664,7 +664,7 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
         [M["nemotronh"], "--use-replayssm", "--served-model-name", "nemo"] + fi_off,
     ]
     for f in forms:
-        for env in ENVS:
+        for env in ENVS[:2]:
             g.add("form", f, env)
 
     # I. --config YAML files
@@ -715,12 +715,16 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
             models = [None]
         elif name == "hf_overrides":
             models = ["llama"]
-        else:
+        elif name in ("fi_off_dash", "fi_disable", "spec_nested", "kv", "triton_all"):
             models = ["nemotronh", "kimi"]
+        else:
+            models = ["nemotronh"]
         for model in models:
             for form in ("space", "eq"):
                 cfg = ["--config", path] if form == "space" else [f"--config={path}"]
                 for env in ({}, {"VLLM_USE_V2_MODEL_RUNNER": "0"}):
+                    if form == "eq" and env:
+                        continue
                     head = [M[model]] if model else []
                     g.add("yaml", head + cfg + extra, env, files)
             if model == "nemotronh":

@@ -194,7 +194,7 @@ def model_arch_map(launch: dict[str, Any]) -> dict[str, str]:
 
 
 class Oracle:
-    def __init__(self, release: str) -> None:
+    def __init__(self, release: str, cpu_hook: bool = False) -> None:
         self.release = release
         import vllm  # noqa: F401
         import vllm.platforms as platforms
@@ -211,8 +211,8 @@ class Oracle:
             def check_and_update_config(cls, vllm_config):  # noqa: D401
                 return None
 
-        platforms.current_platform = OraclePlatform()
-        self.platform_cls = OraclePlatform
+        platforms.current_platform = CpuPlatform() if cpu_hook else OraclePlatform()
+        self.platform_cls = type(platforms.current_platform)
 
         # Triton present -> unset VLLM_USE_V2_MODEL_RUNNER resolves as on CUDA
         self.triton_patched = []
@@ -445,6 +445,9 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--only", help="regex on launch ids")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--cpu-hook", action="store_true",
+                    help="keep the CPU platform's own check_and_update_config (to see "
+                    "what a plain CPU run does; not what CUDA does)")
     ap.add_argument("--adhoc", action="append", metavar="ARGV",
                     help="record this shell-quoted argv (after `vllm`) instead of the "
                     "generated launches and print the records; VAR=VALUE words in "
@@ -503,7 +506,7 @@ def main() -> int:
     vfile = os.path.abspath(vllm.__file__)
     if not vfile.startswith(vllm_dir):
         raise SystemExit(f"imported vllm from {vfile}, not from {vllm_dir}")
-    oracle = Oracle(args.release)
+    oracle = Oracle(args.release, cpu_hook=args.cpu_hook)
     print(f"[{args.release}] vllm {getattr(vllm, '__version__', '?')} imported in "
           f"{time.time() - t0:.1f}s; HAS_TRITON patched in {oracle.triton_patched}; "
           f"{len(launches)} launches; cwd {work}; torchvision stub: {bool(stubs)}", file=sys.stderr)
