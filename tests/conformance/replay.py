@@ -148,8 +148,10 @@ def parsed_mismatches(result: Replay) -> list[str]:
         ("architecture", facts["architecture"], vllm.get("architecture")),
     ]
     if facts["use_replayssm"]:
-        pairs += [("mamba_cache_mode", facts["cache_mode"], vllm.get("mamba_cache_mode")),
-                  ("use_v2_model_runner", facts["v2"], vllm.get("use_v2_model_runner"))]
+        pairs.append(("mamba_cache_mode", facts["cache_mode"], vllm.get("mamba_cache_mode")))
+        release = knowledge().release(result.record["release"])
+        if release is not None and release.runner != "v1":  # 0.27/0.28: the validator never asks
+            pairs.append(("use_v2_model_runner", facts["v2"], vllm.get("use_v2_model_runner")))
     return [f"{name}: linter {ours!r}, vLLM {theirs!r}" for name, ours, theirs in pairs
             if theirs is not None and ours != theirs]
 
