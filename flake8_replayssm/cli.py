@@ -11,13 +11,13 @@ import fnmatch
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from . import __version__, report
 from .config import PLATFORMS, ConfigError, LintConfig, project_config, split_codes
-from .lint import FileResult, detect_kind, lint_text
+from .lint import TRIGGER_NEEDLES, FileResult, detect_kind, lint_text
 from .model import Finding
 from .rules import BY_CODE, RULES
 
@@ -27,18 +27,27 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "n
 MAX_FILE_BYTES = 5_000_000
 
 
-def read_text(path: str) -> str | None:
-    """The file's text (undecodable bytes replaced), or None for binary/huge files."""
+def read_bytes(path: str) -> bytes | None:
+    """The file's bytes, or None for unreadable, huge or binary files."""
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
-            return None
         with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > MAX_FILE_BYTES:
+                return None
             data = fh.read()
     except OSError:
         return None
     if b"\0" in data[:8192]:
         return None
-    return data.decode("utf-8", errors="replace")
+    return data
+
+
+def read_text(path: str) -> str | None:
+    """The file's text (undecodable bytes replaced), or None for binary/huge files."""
+    data = read_bytes(path)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+_BYTE_NEEDLES = tuple(n.encode() for n in TRIGGER_NEEDLES)
 
 
 def iter_files(paths: Sequence[str], excludes: Sequence[str]) -> Iterator[str]:
@@ -61,22 +70,35 @@ def iter_files(paths: Sequence[str], excludes: Sequence[str]) -> Iterator[str]:
                     yield path
 
 
-def lint_file(path: str, config: LintConfig, kind: str | None = None) -> FileResult | None:
-    text = read_text(path)
-    if text is None:
+def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
+              kind: str | None = None) -> FileResult | None:
+    """Lint one file; None when it is not a file we read (binary, unknown kind).
+
+    ``config`` may be a function, called only for files that need linting (finding a
+    file's project settings costs more than rejecting the file).
+    """
+    kind = kind or detect_kind(path)
+    if kind is None and "." in os.path.basename(path):
+        return None  # only extension-less files can be shell scripts by their shebang
+    data = read_bytes(path)
+    if data is None:
         return None
+    if not any(needle in data for needle in _BYTE_NEEDLES):  # most files stop here, undecoded
+        return FileResult([], []) if kind else None
+    text = data.decode("utf-8", errors="replace")
     kind = kind or detect_kind(path, text)
     if kind is None:
         return None
     try:
-        return lint_text(text, kind, config, path=path)
+        return lint_text(text, kind, config() if callable(config) else config, path=path)
     except Exception as exc:  # a bug of ours must not hide the other files' findings
         return FileResult([], [], error=f"{path}: internal error: {type(exc).__name__}: {exc}")
 
 
-def _lint_job(args: tuple[str, LintConfig]) -> FileResult | None:
+def _lint_job(args: tuple[str, dict[str, object]]) -> FileResult | None:
     """lint_file in a worker process: verdicts stay behind (their checks do not pickle)."""
-    result = lint_file(*args)
+    path, overrides = args
+    result = lint_file(path, lambda: config_for(path, overrides))
     if result is not None:
         result.verdicts = []
     return result
@@ -153,12 +175,12 @@ def run_check(ns: argparse.Namespace) -> int:
             raise ConfigError(f"no such file or directory: {', '.join(missing)}")
         excludes = [p.strip() for p in ns.exclude.split(",") if p.strip()]
         files = list(iter_files(ns.paths, excludes))
-        jobs = [(f, config_for(f, overrides)) for f in files]
         if ns.jobs > 1 and len(files) > 1:
             with ProcessPoolExecutor(max_workers=ns.jobs) as pool:
-                results += [r for r in pool.map(_lint_job, jobs, chunksize=16) if r]
+                jobs = [(f, overrides) for f in files]
+                results += [r for r in pool.map(_lint_job, jobs, chunksize=64) if r]
         else:
-            results += [r for r in (lint_file(f, c) for f, c in jobs) if r]
+            results += [r for r in (lint_file(f, partial(config_for, f, overrides)) for f in files) if r]
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
     errors = [r.error for r in results if r.error]
     for error in errors:

@@ -31,15 +31,15 @@ _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
 
 
 #: a Python file can only launch vLLM through one of these
-PYTHON_LAUNCHERS = re.compile(r"\bLLM\b|EngineArgs|subprocess|os\.system|os\.popen|\bshlex\b|"
-                              r"create_subprocess|\bsystem\(|\bPopen\b")
+PYTHON_LAUNCHERS = ("LLM", "EngineArgs", "subprocess", "system(", "popen(", "Popen", "shlex",
+                    "create_subprocess")
 
 
 def has_trigger(text: str, kind: str | None = None) -> bool:
     """Whether ``text`` can hold anything we report (cheap; decides whether to parse)."""
     if not any(needle in text for needle in TRIGGER_NEEDLES):
         return False
-    return kind != "python" or PYTHON_LAUNCHERS.search(text) is not None
+    return kind != "python" or any(needle in text for needle in PYTHON_LAUNCHERS)
 
 
 def detect_kind(path: str, text: str | None = None) -> str | None:

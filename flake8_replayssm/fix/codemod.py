@@ -56,6 +56,7 @@ installed (black would also reformat the rest of the file).
 
 from __future__ import annotations
 
+import collections
 import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -64,6 +65,7 @@ from ..config import LintConfig
 from ..engine import Verdict
 from ..model import Finding, Launch, Setting, Span
 from .edits import Edit, LineIndex, OverlapError, apply_edits, newline_of, parse_error
+from .yaml_edits import YamlFacts
 
 ENV_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
 SAFE_CODES = ("RSM002", "RSM006", "RSM008", "RSM101", "RSM104", "RSM105", "RSM106")
@@ -75,6 +77,9 @@ _PLAIN = re.compile(r"[^\s'\"\\`$]+")
 _PY_STRING = re.compile(r"(?P<prefix>[rRuU]?)(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)\Z", re.DOTALL)
 _ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
 _CMD_START = re.compile(r"(?:^|[;&|(`{]|\n|\$\()\s*(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|env)\s+)*\Z")
+#: what starts a shell command on a notebook line: ``!``, ``!!``, ``x = !``, ``%sx``, ``%system``
+_IPYTHON_SHELL = re.compile(r"^[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)*[ \t]*=[ \t]*)?"
+                            r"(?:!!?|%(?:sx|system|sc)\b)")
 _DOCKER_START = re.compile(r"(?:^|\n)[ \t]*(?:RUN|CMD|ENTRYPOINT)[ \t]+(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|env)\s+)*\Z",
                            re.IGNORECASE)
 
@@ -100,6 +105,29 @@ class _PyFacts:
     #: statements (start offset of the line, indentation, simple) containing a call func
     statements: list[tuple[int, int, str, bool]] = field(default_factory=list)
     imports_os: bool = False
+    #: key span key -> entry of a dict literal or ``dict(...)``: start, end, container, form, quote
+    dict_entries: dict[tuple[int, int, int, int], dict[str, Any]] = field(default_factory=dict)
+    #: id of a dict literal / ``dict(...)`` call -> the one name it is assigned to
+    containers: dict[int, str] = field(default_factory=dict)
+    #: name -> how often it is assigned / splatted (``**name``); names changed in place
+    assigns: collections.Counter[str] = field(default_factory=collections.Counter)
+    splats: collections.Counter[str] = field(default_factory=collections.Counter)
+    mutated: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class _KwTarget:
+    """A keyword's text range and how a new keyword is written next to it."""
+
+    start: int
+    end: int
+    #: "kwarg" (``name=value`` in a call, ``dict(...)`` included) or "dict" (``"name": value``)
+    form: str
+    quote: str
+
+    def item(self, name: str, value: Any) -> str:
+        text = f"{self.quote}{value}{self.quote}" if isinstance(value, str) else repr(value)
+        return f"{self.quote}{name}{self.quote}: {text}" if self.form == "dict" else f"{name}={text}"
 
 
 def _key(span: Span) -> tuple[int, int, int, int]:
@@ -149,6 +177,51 @@ def _python_facts(text: str, index: LineIndex) -> _PyFacts | None:
         visit_List = _sequence  # type: ignore[assignment]
         visit_Tuple = _sequence  # type: ignore[assignment]
 
+        def visit_Dict(self, node: cst.Dict) -> None:
+            for element in node.elements:
+                if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+                    start, _ = offsets(element.key)
+                    _, end = offsets(element.value)
+                    facts.dict_entries[key(element.key)] = {
+                        "start": start, "end": end, "container": id(node), "form": "dict",
+                        "quote": element.key.quote if len(element.key.quote) == 1 else '"'}
+                elif isinstance(element, cst.StarredDictElement) and isinstance(element.value, cst.Name):
+                    facts.splats[element.value.value] += 1
+
+        def _target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+            if isinstance(target, cst.Name):
+                facts.assigns[target.value] += 1
+                if value is not None and (isinstance(value, cst.Dict) or isinstance(value, cst.Call)
+                                          and isinstance(value.func, cst.Name) and value.func.value == "dict"):
+                    facts.containers[id(value)] = target.value
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._target(element.value, None)
+            elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+                facts.mutated.add(target.value.value)
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            value = node.value if len(node.targets) == 1 else None
+            for target in node.targets:
+                self._target(target.target, value)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._target(node.target, node.value)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._target(node.target, None)
+            if isinstance(node.target, cst.Name):
+                facts.mutated.add(node.target.value)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            if isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
+                facts.mutated.add(node.target.value.value)
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.attr.value in (
+                    "update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__"):
+                facts.mutated.add(node.value.value)
+
         def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
             start, end = offsets(node)
             line_start = index.line_start(start)
@@ -165,6 +238,18 @@ def _python_facts(text: str, index: LineIndex) -> _PyFacts | None:
                 args.append({"start": a_start, "end": v_end,
                              "keyword": arg.keyword.value if arg.keyword is not None else None,
                              "node": arg.value})
+            for arg in node.args:
+                if arg.star == "**" and isinstance(arg.value, cst.Name):
+                    facts.splats[arg.value.value] += 1
+            if isinstance(node.func, cst.Name) and node.func.value == "dict":
+                quote = next((a.value.quote for a in node.args if isinstance(a.value, cst.SimpleString)
+                              and len(a.value.quote) == 1), '"')
+                for arg in node.args:
+                    if arg.keyword is not None and not arg.star:
+                        start, _ = offsets(arg.keyword)
+                        _, end = offsets(arg.value)
+                        facts.dict_entries[key(arg.keyword)] = {
+                            "start": start, "end": end, "container": id(node), "form": "kwarg", "quote": quote}
             info: dict[str, Any] = {"args": args, "start": offsets(node)[0], "end": offsets(node)[1],
                                     "open": offsets(node.func)[1]}
             facts.calls_by_func[key(node.func)] = info
@@ -189,11 +274,25 @@ def _python_facts(text: str, index: LineIndex) -> _PyFacts | None:
 class _Planner:
     """Edits for the launches of one text."""
 
-    def __init__(self, text: str, kind: str, *, unsafe: bool = False) -> None:
+    def __init__(self, text: str, kind: str, *, unsafe: bool = False, ipython: bool = False) -> None:
         self.text, self.kind, self.unsafe = text, kind, unsafe
+        #: a notebook cell: ``!cmd`` / ``%sx cmd`` lines start shell commands
+        self.ipython = ipython
         self.index = LineIndex(text)
         self.newline = newline_of(text)
         self.py = _python_facts(text, self.index) if kind == "python" else None
+        self.yaml: YamlFacts | None = None
+        self.serve_config = False
+        if kind == "yaml":
+            try:
+                self.yaml = YamlFacts(text, self.index)
+            except Exception:  # not YAML we can read: replacements only where spans are sure
+                self.yaml = None
+            from ..frontends.yaml_manifests import is_serve_config
+
+            self.serve_config = self.yaml is not None and is_serve_config(text)
+        #: YAML sequence items to delete: (sequence, item index, code)
+        self.item_deletions: list[tuple[Any, int, str]] = []
         self.edits: list[Edit] = []
         self.skipped: list[str] = []
         self.environ_planned = False
@@ -222,6 +321,8 @@ class _Planner:
         expected = self.expected.get(_key(span))
         if expected is not None and not _matches(raw, expected):
             return None  # the span does not hold the word we think (escapes, odd positions)
+        if self.kind == "yaml":
+            return self.yaml_context(span, raw)
         if self.kind == "python":
             if self.py is not None and _key(span) in self.py.elements and _PY_STRING.match(raw):
                 return "element"
@@ -248,11 +349,46 @@ class _Planner:
             return "quoted"
         return None
 
+    def yaml_context(self, span: Span, raw: str) -> str | None:
+        """``yaml-item`` (one whole item of a sequence), ``plain``/``quoted`` (a word inside
+        a longer scalar that is split into words), or None."""
+        if self.yaml is None:
+            return None
+        start, end = self.offsets(span)
+        if self.yaml.item_at(start, end) is not None:
+            return "yaml-item"
+        scalar = self.yaml.scalar_around(start, end)
+        if scalar is None or not self.yaml.editable(scalar):
+            return None
+        parent = self.yaml.parent.get(id(scalar), (None, None))[0]
+        if getattr(parent, "id", None) == "sequence" and not self.yaml.is_shell_script(scalar):
+            return None  # one argv item: words cannot be added inside it
+        if _PLAIN.fullmatch(raw):
+            return "plain"
+        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"" and _PLAIN.fullmatch(raw[1:-1]):
+            return "quoted"
+        return None
+
+    def yaml_item(self, span: Span) -> tuple[Any, int, Any] | None:
+        if self.yaml is None:
+            return None
+        return self.yaml.item_at(*self.offsets(span))
+
     def structural(self, *spans: Span) -> bool:
+        contexts = {self.context(s) for s in spans}
+        if len(contexts) != 1:
+            return False
+        ctx = contexts.pop()
+        if self.kind == "yaml":
+            assert self.yaml is not None or ctx is None
+            if ctx == "yaml-item":
+                return len({id(self.yaml_item(s)[0]) for s in spans}) == 1  # type: ignore[index]
+            if ctx == "plain":
+                return len({id(self.yaml.scalar_around(*self.offsets(s))) for s in spans}) == 1  # type: ignore
+            return False
         if self.kind not in STRUCTURAL_KINDS:
             return False
-        contexts = {self.context(s) for s in spans}
-        return len(contexts) == 1 and contexts.pop() in ("element", "json", "plain")
+        return ctx in ("element", "json", "plain")
 
     def literal(self, like: Span, text: str) -> str:
         """``text`` written as a word next to the word at ``like``."""
@@ -277,7 +413,11 @@ class _Planner:
         ctx = self.context(span)
         start, end = self.offsets(span)
         raw = self.text[start:end]
-        if ctx == "element":
+        if ctx == "yaml-item":
+            seq, _, node = self.yaml_item(span)  # type: ignore[misc]
+            assert self.yaml is not None
+            self.add(start, end, self.yaml.literal(node, new, bool(seq.flow_style)), code)
+        elif ctx == "element":
             m = _PY_STRING.match(raw)
             assert m is not None
             self.add(start, end, f"{m['prefix']}{m['quote']}{new}{m['quote']}", code)
@@ -305,6 +445,8 @@ class _Planner:
     def insert_words_after(self, span: Span, words: Sequence[str], code: str) -> bool:
         if not words or not self.structural(span):
             return False
+        if self.context(span) == "yaml-item":
+            return self.insert_items(span, words, code, before=False)
         sep = self.separator(span)
         _, end = self.offsets(span)
         self.add(end, end, "".join(sep + self.literal(span, w) for w in words), code)
@@ -313,15 +455,32 @@ class _Planner:
     def insert_words_before(self, span: Span, words: Sequence[str], code: str) -> bool:
         if not words or not self.structural(span):
             return False
+        if self.context(span) == "yaml-item":
+            return self.insert_items(span, words, code, before=True)
         sep = self.separator(span)
         start, _ = self.offsets(span)
         self.add(start, start, "".join(self.literal(span, w) + sep for w in words), code)
+        return True
+
+    def insert_items(self, span: Span, words: Sequence[str], code: str, *, before: bool) -> bool:
+        """New YAML sequence items next to the item at ``span``."""
+        seq, index, _ = self.yaml_item(span)  # type: ignore[misc]
+        assert self.yaml is not None
+        edit = self.yaml.insert_items(seq, index, words, before=before, newline=self.newline)
+        if edit is None:
+            return False
+        self.add(edit.start, edit.end, edit.replacement, code)
         return True
 
     def delete_words(self, spans: Sequence[Span], code: str) -> bool:
         """Delete consecutive words (a flag and its value) with their separator."""
         if not spans or not self.structural(*spans):
             return False
+        if self.context(spans[0]) == "yaml-item":
+            for span in spans:
+                seq, index, _ = self.yaml_item(span)  # type: ignore[misc]
+                self.item_deletions.append((seq, index, code))
+            return True
         start = min(self.offsets(s)[0] for s in spans)
         end = max(self.offsets(s)[1] for s in spans)
         self.deletions.append((start, end, self.context(spans[0]) in ("element", "json"), code))
@@ -341,6 +500,17 @@ class _Planner:
         for start, end, listed, code in runs:
             start, end = self.list_item_range(start, end) if listed else self.word_range(start, end)
             self.add(start, end, "", code)
+        by_seq: dict[int, tuple[Any, set[int], str]] = {}
+        for seq, index, code in self.item_deletions:
+            by_seq.setdefault(id(seq), (seq, set(), code))[1].add(index)
+        self.item_deletions = []
+        for seq, indexes, code in by_seq.values():
+            assert self.yaml is not None
+            ranges = self.yaml.delete_items(seq, indexes)
+            if ranges is None:
+                raise AssertionError("cannot delete these items")
+            for start, end in ranges:
+                self.add(start, end, "", code)
 
     def list_item_range(self, start: int, end: int) -> tuple[int, int]:
         """A list item or keyword argument with its comma; its whole line when alone on it."""
@@ -372,6 +542,16 @@ class _Planner:
             next_line = self.index.line_of(end) + 1
             stop = self.index.starts[next_line] if next_line < len(self.index.starts) else len(text)
             return line_start, stop
+        if self.kind == "yaml" and text[line_start:start].strip() == "" and rest.strip() == "" \
+                and self.index.line_of(start) > 0:
+            # a word alone on its line of a YAML string: the whole line (unless the line
+            # before continues onto it with a backslash, which would then join the next line)
+            previous = self.index.line_of(start) - 1
+            before = text[self.index.starts[previous]:self.index.line_end(self.index.starts[previous])]
+            if not before.rstrip().endswith("\\"):
+                next_line = self.index.line_of(end) + 1
+                if next_line < len(self.index.starts):
+                    return line_start, self.index.starts[next_line]
         lead = re.search(r"[ \t]+\Z", text[:start])
         if lead:
             return lead.start(), end
@@ -421,7 +601,7 @@ class _Planner:
         return self.offsets(setting.span)[0], self.offsets(setting.value_span)[1]
 
     def replace_kwarg_value(self, setting: Setting, new: str, code: str) -> bool:
-        if not self.direct(setting):
+        if self.kw_target(setting) is None:
             return False
         assert setting.value_span is not None
         start, end = self.offsets(setting.value_span)
@@ -442,12 +622,16 @@ class _Planner:
         before = len(self.edits)
         self.expect(launch)
         try:
-            if launch.form == "kwargs":
+            if self.serve_config:
+                from .yaml_edits import plan_serve_config
+
+                plan_serve_config(self, verdict, findings)
+            elif launch.form == "kwargs":
                 self.plan_kwargs(verdict, findings)
             else:
                 self.plan_argv(verdict, findings)
             self.flush_deletions()
-        except (AssertionError, IndexError, KeyError):  # a launch we cannot edit: leave it
+        except (AssertionError, IndexError, KeyError, TypeError):  # a launch we cannot edit: leave it
             del self.edits[before:]
             self.deletions = []
             return
@@ -466,7 +650,8 @@ class _Planner:
             if setting.value_span is not None and setting.value_span != setting.span \
                     and isinstance(value, (str, int)) and not isinstance(value, bool):
                 self.expected[_key(setting.value_span)] = str(value)
-        self.expected[_key(launch.anchor)] = "\0anchor"
+        if not launch.label.endswith(" entrypoint"):  # an image's arguments: the anchor is any word
+            self.expected.setdefault(_key(launch.anchor), "\0anchor")
 
     def plan_argv(self, verdict: Verdict, findings: Sequence[Finding]) -> None:
         launch, release = verdict.launch, verdict.target.release
@@ -559,7 +744,18 @@ class _Planner:
         ctx = self.context(span)
         start, end = self.offsets(span)
         raw = self.text[start:end]
-        if ctx == "plain" and raw.startswith("--config="):
+        if ctx == "yaml-item":
+            seq, index, node = self.yaml_item(span)  # type: ignore[misc]
+            assert self.yaml is not None
+            value = str(node.value)
+            if value.startswith("--config=") and len(value) > len("--config="):
+                self.add(start, end, self.yaml.literal(node, "--config", bool(seq.flow_style)), "RSM101")
+                edit = self.yaml.insert_items(seq, index, [value[len("--config="):]], newline=self.newline)
+                if edit is not None:
+                    self.add(edit.start, edit.end, edit.replacement, "RSM101")
+                else:
+                    self.edits.pop()
+        elif ctx == "plain" and raw.startswith("--config="):
             self.add(start + len("--config"), start + len("--config="), " ", "RSM101")
         elif ctx == "element" and self.kind in STRUCTURAL_KINDS:
             m = _PY_STRING.match(raw)
@@ -582,6 +778,8 @@ class _Planner:
         assignment = f"{ENV_RUNNER}=0"
         if launch.label.startswith(("docker run", "podman run")):
             return self.insert_words_before(anchor, ["-e", assignment], "RSM008")
+        if self.kind == "yaml":
+            return self.add_yaml_runner_env(launch, ctx)
         if self.kind == "dockerfile" and launch.label.endswith(" entrypoint"):
             # CMD/ENTRYPOINT arguments of a vLLM image: an ENV line right before the instruction
             start, _ = self.offsets(anchor)
@@ -617,12 +815,43 @@ class _Planner:
             return True
         return False
 
+    def add_yaml_runner_env(self, launch: Launch, ctx: str | None) -> bool:
+        """A shell script in YAML gets the prefix; an exec-form argv its container's or
+        service's environment (compose ``environment:``, Kubernetes ``env:``)."""
+        if self.yaml is None:
+            return False
+        anchor = launch.anchor
+        start, end = self.offsets(anchor)
+        if ctx == "plain":
+            node = self.yaml.scalar_around(start, end)
+            if node is not None and self.yaml.is_shell_script(node):
+                if self.at_command_start(anchor):
+                    self.add(start, start, f"{ENV_RUNNER}=0 ", "RSM008")
+                    return True
+                if self.after_wrapper(anchor):
+                    self.add(start, start, f"env {ENV_RUNNER}=0 ", "RSM008")
+                    return True
+                return False
+        elif ctx == "yaml-item":
+            node = self.yaml.scalar_at(start, end)
+        else:
+            return False
+        if node is None:
+            return False
+        edit = self.yaml.runner_env_edit(node, self.newline)
+        if edit is None:
+            return False
+        self.add(edit.start, edit.end, edit.replacement, "RSM008")
+        return True
+
     def after_wrapper(self, span: Span) -> bool:
         """Whether the word before ``span`` (same line) is a wrapper's word (``nohup``, ``srun -n 2``)."""
         from ..argv import RUNNERS, WRAPPERS
 
         start, _ = self.offsets(span)
         before = self.text[self.index.line_start(start):start]
+        if self.ipython:
+            before = _IPYTHON_SHELL.sub("", before, count=1)
         words = before.split()
         if not words or not before[-1:].isspace():
             return False
@@ -645,6 +874,8 @@ class _Planner:
                 return False
             return _CMD_START.search(self.text[body[0]:start]) is not None
         before = self.text[self.index.line_start(start):start]
+        if self.ipython:
+            before = _IPYTHON_SHELL.sub("", before, count=1)
         if self.kind == "dockerfile":
             return _DOCKER_START.search(before) is not None
         if self.kind == "makefile":
@@ -659,17 +890,18 @@ class _Planner:
         opts = launch.options
         codes = {f.code for f in findings}
         use = opts.get("use_replayssm")
-        if self.unsafe and "RSM001" in codes and self.direct(use) and use is not None and use.value is True:
-            self.delete_arg(*self.kwarg_range(use), "RSM001")
+        use_at = self.kw_target(use)
+        if self.unsafe and "RSM001" in codes and use_at is not None and use is not None and use.value is True:
+            self.delete_arg(use_at.start, use_at.end, "RSM001")
             return
         mode = opts.get("mamba_cache_mode")
+        mode_at = self.kw_target(mode)
         for f in findings:
-            if f.code == "RSM105" and self.direct(mode):
-                assert mode is not None
-                self.delete_arg(*self.kwarg_range(mode), "RSM105")
+            if f.code == "RSM105" and mode_at is not None:
+                self.delete_arg(mode_at.start, mode_at.end, "RSM105")
             elif f.code == "RSM104" and mode is not None and f.span in (mode.span, mode.value_span):
-                if release.cache_mode_deprecated and self.direct(mode):
-                    self.delete_arg(*self.kwarg_range(mode), "RSM104")
+                if release.cache_mode_deprecated and mode_at is not None:
+                    self.delete_arg(mode_at.start, mode_at.end, "RSM104")
                 elif "align" in release.cache_mode_choices:
                     self.replace_kwarg_value(mode, "align", "RSM104")
             elif f.code == "RSM004" and self.unsafe and _backend_to_triton(f.message):
@@ -678,15 +910,17 @@ class _Planner:
                     self.replace_kwarg_value(backend, "triton", "RSM004")
             elif f.code == "RSM006":
                 block = opts.get("mamba_block_size")
+                block_at = self.kw_target(block)
                 call = self.call_info(launch)
                 backend = opts.get("mamba_backend")
-                if self.direct(block) and call is not None and not launch.open_ended \
+                if block_at is not None and call is not None and not launch.open_ended \
+                        and "enable_prefix_caching" not in opts \
                         and not any(a["keyword"] == "enable_prefix_caching" for a in call["args"]) \
                         and not (backend is not None and backend.value == "flashinfer"):
-                    assert block is not None
-                    self.insert_args_after(*self.kwarg_range(block), ["enable_prefix_caching=True"], "RSM006")
+                    self.insert_args_after(block_at.start, block_at.end,
+                                           [block_at.item("enable_prefix_caching", True)], "RSM006")
 
-        pins: list[str] = []
+        pins: list[tuple[str, Any]] = []
         call = self.call_info(launch)
         present = {a["keyword"] for a in call["args"]} if call is not None else set()
         rsm002 = any(f.code == "RSM002" and "only in align mode" in f.message for f in findings)
@@ -695,7 +929,7 @@ class _Planner:
                 if isinstance(mode.value, str):
                     self.replace_kwarg_value(mode, "align", "RSM002")
             elif "mamba_cache_mode" not in present:
-                pins.append('mamba_cache_mode="align"')
+                pins.append(("mamba_cache_mode", "align"))
         rsm008 = any(f.code == "RSM008" and f.message.startswith("Triton ReplaySSM requires Model Runner V1")
                      for f in findings)
         env_fixed = False
@@ -704,12 +938,32 @@ class _Planner:
             env_fixed = True
             if not release.cache_mode_deprecated and "mamba_cache_mode" not in present \
                     and mode is None and not pins:
-                pins.append('mamba_cache_mode="align"')
+                pins.append(("mamba_cache_mode", "align"))
         if (pins or env_fixed) and "mamba_backend" not in present and "mamba_backend" not in opts \
                 and not launch.open_ended:
-            pins.append('mamba_backend="triton"')
-        if pins and self.direct(use) and use is not None and use.value is True:
-            self.insert_args_after(*self.kwarg_range(use), pins, "RSM002" if rsm002 else "RSM008")
+            pins.append(("mamba_backend", "triton"))
+        if pins and use_at is not None and use is not None and use.value is True:
+            self.insert_args_after(use_at.start, use_at.end, [use_at.item(n, v) for n, v in pins],
+                                   "RSM002" if rsm002 else "RSM008")
+
+    def kw_target(self, setting: Setting | None) -> _KwTarget | None:
+        """Where a keyword is written: in the call (``x=...``) or as an entry of a same-module
+        dict literal / ``dict(...)`` that only this call splats (``**cfg``)."""
+        if setting is None or setting.value_span is None:
+            return None
+        if self.direct(setting):
+            start, end = self.kwarg_range(setting)
+            return _KwTarget(start, end, "kwarg", '"')
+        if self.py is None:
+            return None
+        info = self.py.dict_entries.get(_key(setting.span))
+        if info is None:
+            return None
+        name = self.py.containers.get(info["container"])
+        if name is None or self.py.assigns[name] != 1 or self.py.splats[name] != 1 \
+                or name in self.py.mutated:
+            return None  # the dict is shared, reassigned or changed elsewhere: leave it
+        return _KwTarget(info["start"], info["end"], info["form"], info["quote"])
 
     def add_environ_line(self, launch: Launch) -> bool:
         """``os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"`` on its own line before the statement."""
@@ -769,6 +1023,10 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
     """The edits that fix the findings of ``text`` (one round; edits address ``text``)."""
     from ..lint import lint_text
 
+    if kind == "notebook":
+        from .notebook import plan_notebook_edits
+
+        return plan_notebook_edits(text, config, path=path, unsafe=unsafe)
     result = lint_text(text, kind, config, path=path)
     if result.error:
         return []
@@ -816,7 +1074,7 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
         from ..lint import lint_text
 
         lint_text(candidate, kind, config, path=path)  # must not raise
-        outcome.fixed += [e.code for e in edits]
+        outcome.fixed += [code for e in edits for code in e.code.split(",") if code]
         current = candidate
     outcome.text = current
     return outcome

@@ -32,8 +32,6 @@ def fix_file(path: str, config: LintConfig, *, unsafe: bool = False) -> FixOutco
     kind = detect_kind(path, text)
     if kind is None or not has_trigger(text):
         return None
-    if kind == "notebook":  # spans are cell-relative; not fixed yet
-        return FixOutcome(text, text)
     try:
         return fix_text(text, kind, config, path=path, unsafe=unsafe)
     except Exception as exc:  # a bug of ours must not stop the other files
@@ -53,20 +51,30 @@ def unified_diff(path: str, before: str, after: str) -> str:
 
 def run_fix(ns: argparse.Namespace, config: LintConfig, *, out: TextIO | None = None,
             err: TextIO | None = None) -> int:
-    from ..cli import _validate, iter_files
+    from .. import cli
 
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        _validate(config)
+        cli._validate(config)
+        overrides = cli._overrides(ns)
     except ConfigError as exc:
         print(f"replayssm-lint: error: {exc}", file=err)
         return 2
+    cli._project_config_cached.cache_clear()  # one run, one reading of each pyproject
+    cli._MERGED.clear()
     excludes = [p.strip() for p in (getattr(ns, "exclude", "") or "").split(",") if p.strip()]
     write = not (ns.diff or ns.check)
     changed = errors = 0
-    for path in iter_files(ns.paths, excludes):
-        outcome = fix_file(path, config, unsafe=bool(ns.unsafe))
+    for path in cli.iter_files(ns.paths, excludes):
+        try:  # each file with its own project's settings (under the command line's), as `check` does
+            file_config = cli.config_for(path, overrides)
+            cli._validate(file_config)
+        except ConfigError as exc:
+            errors += 1
+            print(f"replayssm-lint: {path}: {exc}", file=err)
+            continue
+        outcome = fix_file(path, file_config, unsafe=bool(ns.unsafe))
         if outcome is None:
             continue
         if outcome.error:

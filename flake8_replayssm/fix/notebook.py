@@ -1,0 +1,305 @@
+"""Fixes in Jupyter notebooks: the planner runs on each cell, the JSON is edited in place.
+
+A notebook's findings carry ``cell`` and lines within that cell.  For every cell
+with something to fix:
+
+- launches of shell parts (``!vllm serve ...``, ``%%bash`` cells) are planned on
+  the cell's source as shell text (an IPython ``!`` / ``x = !`` / ``%sx`` prefix
+  counts as the start of a command, so ``VLLM_USE_V2_MODEL_RUNNER=0`` can go
+  right after it);
+- launches of Python code are planned on the cell's Python (IPython lines
+  blanked, line numbers kept) and the edits moved back onto the cell's source;
+  edits on a blanked line are dropped;
+- the new source replaces only that cell's ``source`` value in the JSON text:
+  a list of lines stays a list (lines that did not change keep their exact JSON
+  text, new ones are encoded like the file: raw UTF-8 unless the file is all
+  ASCII), a string stays a string.  The rest of the file is byte-identical; the
+  result is checked by parsing it and comparing every other value.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..config import LintConfig
+from ..model import Finding, Span
+from .edits import Edit, LineIndex, OverlapError, apply_edits
+
+_WS = re.compile(r"[ \t\n\r]*")
+_LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
+
+
+@dataclass
+class _Source:
+    """Where one cell's ``source`` value is in the notebook's JSON text."""
+
+    start: int
+    end: int
+    #: the list form: (start, end, value) of every item; None for the string form
+    items: list[tuple[int, int, str]] | None
+    value: str
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _ws(text: str, i: int) -> int:
+    return _WS.match(text, i).end()  # type: ignore[union-attr]
+
+
+def locate_sources(text: str) -> dict[int, _Source] | None:
+    """``cell index -> _Source`` for every cell whose source is a string or a list of strings."""
+    from json.decoder import scanstring
+
+    decoder = json.JSONDecoder()
+    try:
+        i = _ws(text, 0)
+        if text[i] != "{":
+            return None
+        cells: dict[int, _Source] = {}
+        i = _ws(text, i + 1)
+        while text[i] != "}":
+            if text[i] != '"':
+                raise _NotJson(i)
+            key, i = scanstring(text, i + 1)
+            i = _ws(text, i)
+            if text[i] != ":":
+                raise _NotJson(i)
+            i = _ws(text, i + 1)
+            if key == "cells" and text[i] == "[":
+                cells, i = _cells(text, i, decoder)
+            else:
+                _, i = decoder.raw_decode(text, i)
+            i = _ws(text, i)
+            if text[i] == ",":
+                i = _ws(text, i + 1)
+        return cells
+    except (IndexError, ValueError):
+        return None
+
+
+def _cells(text: str, i: int, decoder: json.JSONDecoder) -> tuple[dict[int, _Source], int]:
+    from json.decoder import scanstring
+
+    out: dict[int, _Source] = {}
+    i = _ws(text, i + 1)
+    n = 0
+    while text[i] != "]":
+        if text[i] == "{":
+            i = _ws(text, i + 1)
+            while text[i] != "}":
+                key, i = scanstring(text, i + 1)
+                i = _ws(text, i)
+                i = _ws(text, i + 1)  # the colon
+                start = i
+                if key == "source" and text[i] == '"':
+                    value, i = scanstring(text, i + 1)
+                    out[n] = _Source(start, i, None, value)
+                elif key == "source" and text[i] == "[":
+                    items: list[tuple[int, int, str]] = []
+                    j = _ws(text, i + 1)
+                    ok = True
+                    while text[j] != "]":
+                        if text[j] != '"':
+                            ok = False
+                            _, j = decoder.raw_decode(text, j)
+                        else:
+                            value, end = scanstring(text, j + 1)
+                            items.append((j, end, value))
+                            j = end
+                        j = _ws(text, j)
+                        if text[j] == ",":
+                            j = _ws(text, j + 1)
+                    i = j + 1
+                    if ok:
+                        out[n] = _Source(start, i, items, "".join(v for _, _, v in items))
+                    else:
+                        out.pop(n, None)
+                else:
+                    _, i = decoder.raw_decode(text, i)
+                i = _ws(text, i)
+                if text[i] == ",":
+                    i = _ws(text, i + 1)
+            i += 1
+        else:
+            _, i = decoder.raw_decode(text, i)
+        n += 1
+        i = _ws(text, i)
+        if text[i] == ",":
+            i = _ws(text, i + 1)
+    return out, i + 1
+
+
+def render_source(text: str, source: _Source, new: str) -> str:
+    """The JSON text of ``source`` holding ``new``, written like the original."""
+    ensure_ascii = text.isascii()
+    if source.items is None or not source.items:
+        return json.dumps(new, ensure_ascii=ensure_ascii)
+    old = [v for _, _, v in source.items]
+    raw = [text[s:e] for s, e, _ in source.items]
+    new_items = _LINES.findall(new)
+    if len(source.items) >= 2:
+        sep = text[source.items[0][1]:source.items[1][0]]
+    else:
+        sep = "," + text[source.start + 1:source.items[0][0]]
+    pieces: list[str] = []
+    matcher = difflib.SequenceMatcher(None, old, new_items, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            pieces += raw[i1:i2]
+        else:
+            pieces += [json.dumps(item, ensure_ascii=ensure_ascii) for item in new_items[j1:j2]]
+    head = text[source.start:source.items[0][0]]
+    tail = text[source.items[-1][1]:source.end]
+    return head + sep.join(pieces) + tail
+
+
+def _move_span(span: Span, cell: int) -> Span:
+    if span.source is not None or span.cell is None:
+        return span
+    if span.cell == cell:
+        return replace(span, cell=None)
+    return replace(span, source=f"<notebook cell {span.cell}>")  # never matches this cell's text
+
+
+def _in_cell_text(verdict: Any, cell: int) -> Any:
+    from ..lint import _move
+
+    launch = _move(verdict.launch, lambda s: _move_span(s, cell))
+    launch.history = [replace(s, span=_move_span(s.span, cell),
+                              value_span=_move_span(s.value_span, cell) if s.value_span else None)
+                      for s in launch.history]
+    findings = tuple(replace(f, span=_move_span(f.span, cell)) for f in verdict.findings)
+    return replace(verdict, launch=launch, findings=findings)
+
+
+def _python_of(source: str) -> str | None:
+    """The Python the linter reads from a code cell holding ``source`` (IPython lines blanked)."""
+    from ..frontends.notebook import python_cells_of_notebook
+
+    cells = python_cells_of_notebook(json.dumps({"cells": [{"cell_type": "code", "source": source}]}))
+    return cells[0][1] if cells else None
+
+
+def _moved_edits(edits: list[Edit], py_text: str, source: str) -> list[Edit] | None:
+    """Edits on a cell's blanked Python moved onto the cell's source (None: one touches a
+    line the Python does not have as written)."""
+    py_index, src_index = LineIndex(py_text), LineIndex(source)
+    py_lines, src_lines = py_text.split("\n"), source.split("\n")
+    out = []
+    for edit in edits:
+        moved = []
+        for offset in (edit.start, edit.end):
+            line = py_index.line_of(offset)
+            if line >= len(src_lines) or py_lines[line] != src_lines[line]:
+                return None
+            moved.append(src_index.starts[line] + offset - py_index.starts[line])
+        out.append(Edit(moved[0], moved[1], edit.replacement, edit.code))
+    return out
+
+
+def plan_notebook_edits(text: str, config: LintConfig, *, path: str | None = None,
+                        unsafe: bool = False) -> list[Edit]:
+    """Edits of the notebook's JSON text: one replacement of ``source`` per fixed cell."""
+    from ..frontends.notebook import python_cells_of_notebook
+    from ..lint import lint_text
+    from .codemod import _key, _Planner
+
+    result = lint_text(text, "notebook", config, path=path)
+    if result.error or not result.findings:
+        return []
+    sources = locate_sources(text)
+    if not sources:
+        return []
+    reported = {(f.span, f.code) for f in result.findings}
+    by_cell: dict[int, list[tuple[Any, list[Finding]]]] = {}
+    for verdict in result.verdicts:
+        cell = verdict.launch.anchor.cell
+        findings = [f for f in verdict.findings if (f.span, f.code) in reported]
+        if cell is None or not findings:
+            continue
+        by_cell.setdefault(cell, []).append((verdict, findings))
+    python = dict(python_cells_of_notebook(text))
+    edits: list[Edit] = []
+    for cell, items in sorted(by_cell.items()):
+        source = sources.get(cell)
+        if source is None:
+            continue
+        src = source.value
+        py_text = python.get(cell)
+        shell = _Planner(src, "shell", unsafe=unsafe, ipython=True)
+        py = _Planner(py_text, "python", unsafe=unsafe) if py_text is not None else None
+        src_lines, py_lines = src.split("\n"), (py_text or "").split("\n")
+        seen: set[tuple[int, int, int, int]] = set()
+        for verdict, findings in items:
+            moved = _in_cell_text(verdict, cell)
+            moved_findings = [replace(f, span=_move_span(f.span, cell)) for f in findings]
+            anchor = moved.launch.anchor
+            key = _key(anchor)
+            if key in seen and moved.launch.form == "argv":
+                continue
+            seen.add(key)
+            line = anchor.line - 1
+            in_python = py is not None and 0 <= line < len(py_lines) and line < len(src_lines) \
+                and py_lines[line] == src_lines[line] and py_lines[line].strip() != ""
+            (py if in_python and py is not None else shell).plan(moved, moved_findings)
+        cell_edits = _accepted(src, shell.edits)
+        if py is not None and py.edits:
+            moved_py = _moved_edits(_accepted(py_text or "", py.edits), py_text or "", src)
+            if moved_py is not None:
+                cell_edits = _accepted(src, cell_edits + moved_py)
+        if not cell_edits:
+            continue
+        new_src = apply_edits(src, cell_edits)
+        if new_src == src:
+            continue
+        if py_text is not None:
+            new_py = _python_of(new_src)
+            try:
+                ast.parse(new_py or "")
+            except SyntaxError:
+                continue
+        codes = ",".join(sorted({e.code for e in cell_edits}))
+        edits.append(Edit(source.start, source.end, render_source(text, source, new_src), codes))
+    if not edits:
+        return []
+    return edits if _only_sources_changed(text, apply_edits(text, edits)) else []
+
+
+def _accepted(text: str, edits: list[Edit]) -> list[Edit]:
+    """The edits in order, leaving out any that collides with one already taken."""
+    out: list[Edit] = []
+    for edit in edits:
+        try:
+            apply_edits(text, out + [edit])
+        except OverlapError:
+            continue
+        out.append(edit)
+    return out
+
+
+def _only_sources_changed(before: str, after: str) -> bool:
+    """The new JSON parses and differs from the old one only in cells' ``source``."""
+    try:
+        old, new = json.loads(before), json.loads(after)
+    except ValueError:
+        return False
+    if not isinstance(old, dict) or not isinstance(new, dict) or old.keys() != new.keys():
+        return False
+    if any(old[k] != new[k] for k in old if k != "cells"):
+        return False
+    old_cells, new_cells = old.get("cells"), new.get("cells")
+    if not isinstance(old_cells, list) or not isinstance(new_cells, list) or len(old_cells) != len(new_cells):
+        return False
+    for a, b in zip(old_cells, new_cells):
+        if not isinstance(a, dict) or not isinstance(b, dict) or a.keys() != b.keys():
+            return False
+        if any(a[k] != b[k] for k in a if k != "source"):
+            return False
+    return True
