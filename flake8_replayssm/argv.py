@@ -356,6 +356,11 @@ class _Parser:
             spec = self.abbreviation(head)
             if spec is not None:
                 return self.known_option(args, i, spec.name, spec.kind, raw, inline if eq else None)
+        if head.startswith("no-disable-") and self.by_cli_name.get("enable-" + head[len("no-disable-"):]):
+            self.finding(word.span, "RSM104", (
+                f"{raw} does not exist in any vLLM release (argparse rejects it: unrecognized "
+                f"arguments); fix: write --enable-{head[len('no-disable-'):]}"))
+            return i + 1
         for prefix, value in (("no-", False), ("disable-", False)):
             if head.startswith(prefix):
                 base = head[len(prefix):]

@@ -45,6 +45,9 @@ FACT_DIMENSIONS: dict[str, frozenset[str]] = {
     "backend": frozenset({"backend"}),
     "prefix_caching": frozenset({"architecture", "pc_explicit"}),
     "cache_mode": frozenset({"architecture", "pc_explicit", "user_mode"}),
+    "env_v2_forced": frozenset({"env_v2"}),
+    "v2_unsupported": frozenset({"spec", "architecture", "pc_explicit", "user_mode", "dbo", "executor",
+                                 "pp", "parallel_drafting", "logits_processors"}),
     "v2": frozenset({"env_v2", "spec", "architecture", "pc_explicit", "user_mode", "dbo", "executor",
                      "pp", "parallel_drafting", "compile_mode", "logits_processors",
                      "runner_guess"}),
@@ -135,11 +138,32 @@ def spec_candidates(launch: Launch, options: Mapping[str, Setting]) -> list[tupl
         tokens = UNKNOWN
     token_choices = [tokens] if tokens is not UNKNOWN else [1, 4, 32]
     token_choices = [t for t in token_choices if isinstance(t, int) and t > 0] or [1]
+    if method is None and isinstance(config, dict):
+        method = infer_spec_method(config.get("model"))
     if method is UNKNOWN or not isinstance(method, str):
         methods: Sequence[str | None] = _UNKNOWN_SPEC_METHODS
     else:
         methods = [method]
     return [(k, m) for k in token_choices for m in methods]
+
+
+def infer_spec_method(model: Any) -> str | None:
+    """The method vLLM infers from a draft model's name (config/speculative.py), if it can.
+
+    Names decide for n-gram, EAGLE, DFlash and DSpark drafts; anything else is
+    decided by the draft's own config (draft_model, MTP, Medusa, ...), which the
+    linter does not read, so it stays unknown.
+    """
+    if not isinstance(model, str):
+        return None
+    name = model.lower()
+    if name in ("ngram", "[ngram]"):
+        return "ngram"
+    for marker, method in (("eagle-", "eagle"), ("eagle3", "eagle3"), ("dflash", "dflash"),
+                           ("dspark", "dspark")):
+        if marker in name:
+            return method
+    return None
 
 
 def kv_candidates(launch: Launch, options: Mapping[str, Setting], know: Knowledge) -> list[bool]:
@@ -179,23 +203,26 @@ def effective_cache_mode(release: Release, user_mode: str | None, prefix_caching
     return "align"
 
 
-def runner_is_v2(release: Release, env_value: str | None, spec: int, method: str | None,
-                 cache_mode: str, v1_feature: bool) -> bool:
+def v2_unsupported_features(release: Release, spec: int, method: str | None, cache_mode: str,
+                             runner_facts: Mapping[str, Any]) -> list[str]:
+    """What Model Runner V2 cannot run (config/vllm.py _get_v2_model_runner_unsupported_features)."""
+    features = []
+    if spec > 0 and (method in release.v1_spec_methods
+                     or (release.v2_spec_methods and method not in release.v2_spec_methods)):
+        features.append(f"speculative method '{method}'")
+    features += [feature for condition, feature in release.v1_conditions if condition(runner_facts)]
+    if release.v1_cache_mode_all and cache_mode == "all":
+        features.append("mamba cache mode 'all'")
+    return features
+
+
+def runner_is_v2(release: Release, env_value: str | None, unsupported: Sequence[str]) -> bool:
     """use_v2_model_runner on CUDA (config/vllm.py property of that release)."""
     if release.runner == "v1":
         return False
     if env_value is not None:
         return env_value == "1"
-    if v1_feature:
-        return False
-    if spec > 0:
-        if method in release.v1_spec_methods:
-            return False
-        if release.v2_spec_methods and method not in release.v2_spec_methods:
-            return False
-    if release.v1_cache_mode_all and cache_mode == "all":
-        return False
-    return True
+    return not unsupported
 
 
 def _bool_choices(value: Any, absent: bool = False) -> list[bool]:
@@ -303,8 +330,8 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
                         "parallel_drafting": bool(d["parallel_drafting"]), "method": method,
                         "compile_mode": d["compile_mode"],
                         "logits_processors": bool(d["logits_processors"])}
-        v1_feature = any(condition(runner_facts) for condition in release.v1_conditions)
-        v2 = runner_is_v2(release, d["env_v2"], spec, method, cache_mode, v1_feature)
+        unsupported = v2_unsupported_features(release, spec, method, cache_mode, runner_facts)
+        v2 = runner_is_v2(release, d["env_v2"], unsupported)
         if d["env_v2"] is None and release.runner != "v1" \
                 and any(condition(runner_facts) for condition in release.runner_unknown_conditions):
             v2 = d["runner_guess"]
@@ -314,6 +341,8 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
             defaults.add("v2")
         block = d["block_size"]
         facts = {
+            "env_v2_forced": d["env_v2"] == "1",
+            "v2_unsupported": ", ".join(unsupported),
             "architecture": arch,
             "use_replayssm": d["use_replayssm"],
             "supported": release.supports(arch, platform),

@@ -56,7 +56,7 @@ class Release:
     v1_spec_methods: frozenset[str]
     v2_spec_methods: frozenset[str]
     v1_cache_mode_all: bool
-    v1_conditions: tuple[Condition, ...]
+    v1_conditions: tuple[tuple[Condition, str], ...]
     runner_unknown_conditions: tuple[Condition, ...]
     disable_aliases: bool
     yaml_false: str
@@ -178,7 +178,7 @@ def _release(version: str, t: Mapping[str, Any]) -> Release:
         v1_spec_methods=frozenset(t["v1_spec_methods"]),
         v2_spec_methods=frozenset(t.get("v2_spec_methods", ())),
         v1_cache_mode_all=bool(t["v1_cache_mode_all"]),
-        v1_conditions=tuple(compile_condition(c) for c in t["v1_conditions"]),
+        v1_conditions=tuple((compile_condition(c["when"]), c["feature"]) for c in t["v1_conditions"]),
         runner_unknown_conditions=tuple(compile_condition(c) for c in t["runner_unknown_conditions"]),
         disable_aliases=bool(t["disable_aliases"]),
         yaml_false=t["yaml_false"],

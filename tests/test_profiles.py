@@ -286,3 +286,16 @@ def test_flag_names_are_case_sensitive_but_prefixes_work():
     assert codes(f"vllm serve {NANO} --use-replay --mamba-backend flashinfer", "0.28.0") == ["RSM004"]
     # a prefix shared by several options is not an abbreviation
     assert codes(f"vllm serve {NANO} --use-replayssm --mamba flashinfer", "0.28.0") == []
+
+
+def test_v2_runner_forced_with_an_unsupported_feature():
+    v2 = {"VLLM_USE_V2_MODEL_RUNNER": "1"}
+    spec = "--speculative-config '{\"method\": \"ngram\", \"num_speculative_tokens\": 2}'"
+    assert codes(f"vllm serve {KIMI} --use-replayssm {spec}", "0.30.0", v2) == ["RSM008"]
+    assert codes(f"vllm serve {KIMI} --use-replayssm {spec}", "0.32.0", v2) == []
+    draft = "--speculative-config '{\"model\": \"[ngram]\", \"num_speculative_tokens\": 2}'"
+    assert codes(f"vllm serve {KIMI} --use-replayssm {draft}", "0.30.0", v2) == ["RSM008"]
+
+
+def test_no_disable_alias_never_exists():
+    assert codes(f"vllm serve {NANO} --use-replayssm --no-disable-prefix-caching", "0.33.0", V1) == ["RSM104"]

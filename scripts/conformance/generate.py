@@ -596,8 +596,8 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
              ["--mamba-cache-mode", "ALIGN"], ["--mamba-cache-mode", "bogus"], []]
     for i, sp in enumerate(spellings):
         for env in ENVS[:2]:
-            g.add("spell", model_tokens("nemotronh") + sp + ["--mamba-backend", "flashinfer",
-                                                            "--no-enable-prefix-caching"], env)
+            fi_off_sp = ["--mamba-backend", "flashinfer", "--no-enable-prefix-caching"]
+            g.add("spell", model_tokens("nemotronh") + sp + fi_off_sp, env)
             g.add("spell", model_tokens("nemotronh") + sp, env)
     for model in ("nemotronh",):
         for b in backends:

@@ -445,6 +445,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--only", help="regex on launch ids")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--keep-workdir", action="store_true",
+                    help="keep the temporary cwd (model dirs, YAML files) for inspection")
     ap.add_argument("--cpu-hook", action="store_true",
                     help="keep the CPU platform's own check_and_update_config (to see "
                     "what a plain CPU run does; not what CUDA does)")
@@ -457,8 +459,6 @@ def main() -> int:
 
     vllm_dir = os.path.abspath(args.vllm_dir or f"/tmp/vllm-oracle/vllm-{args.release}")
     repo = os.path.abspath(os.path.join(HERE, "..", ".."))
-    out_path = os.path.abspath(args.out or os.path.join(
-        repo, "tests", "conformance", f"{args.release}.jsonl"))
 
     launches = generate.generate()
     if args.adhoc:
@@ -474,6 +474,8 @@ def main() -> int:
             launches.append({"id": f"adhoc-{n:04d}", "argv": words, "env": env,
                              "files": {}})
         args.out = args.out or os.devnull
+    out_path = os.path.abspath(args.out or os.path.join(
+        repo, "tests", "conformance", f"{args.release}.jsonl"))
     if args.only:
         launches = [x for x in launches if re.search(args.only, x["id"])]
     if args.limit:
@@ -541,6 +543,11 @@ def main() -> int:
         os.replace(tmp_out, out_path)
     print(f"[{args.release}] wrote {len(launches)} records to {out_path} in "
           f"{time.time() - t0:.0f}s: {counts}", file=sys.stderr)
+    if not args.keep_workdir:
+        import shutil
+
+        os.chdir(HERE)
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
