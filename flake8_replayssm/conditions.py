@@ -11,9 +11,22 @@ from __future__ import annotations
 
 import ast
 import operator
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-Condition = Callable[[Mapping[str, Any]], Any]
+_Eval = Callable[[Mapping[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A compiled ``when``: call it with the facts; ``names`` are the facts it reads."""
+
+    source: str
+    names: frozenset[str]
+    _evaluate: _Eval = field(repr=False, compare=False)
+
+    def __call__(self, facts: Mapping[str, Any]) -> Any:
+        return self._evaluate(facts)
 
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Eq: operator.eq,
@@ -33,12 +46,11 @@ def compile_condition(source: str) -> Condition:
         tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
         raise ValueError(f"bad condition {source!r}: {exc.msg}") from None
-    func = _compile(tree.body, source)
-    func.source = source  # type: ignore[attr-defined]
-    return func
+    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    return Condition(source, names, _compile(tree.body, source))
 
 
-def _compile(node: ast.AST, source: str) -> Condition:
+def _compile(node: ast.AST, source: str) -> _Eval:
     if isinstance(node, ast.BoolOp):
         parts = [_compile(v, source) for v in node.values]
         if isinstance(node.op, ast.And):
@@ -75,8 +87,3 @@ def _compile(node: ast.AST, source: str) -> Condition:
         items = [_compile(e, source) for e in node.elts]
         return lambda f: tuple(i(f) for i in items)
     raise ValueError(f"bad condition {source!r}: {ast.dump(node)} is not allowed")
-
-
-def names_in(source: str) -> set[str]:
-    """The fact names a condition reads (the tests check they all exist)."""
-    return {n.id for n in ast.walk(ast.parse(source, mode="eval")) if isinstance(n, ast.Name)}

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .architectures import resolve_model
-from .conditions import names_in
 from .facts import Scenario, default_note, dimensions_for, scenarios
 from .knowledge import Check, Knowledge, Release
 from .model import UNKNOWN, Finding, Launch, Span
@@ -79,7 +78,7 @@ def _span_for(launch: Launch, check: Check) -> Span:
 def _message(check: Check, scenario: Scenario, release: Release, platform: str) -> str:
     facts: dict[str, Any] = dict(scenario.facts)
     text = check.message.format(**facts)
-    notes = [n for n in (default_note(name, scenario, release, platform) for name in sorted(names_in(check.when.source)))  # type: ignore[attr-defined]
+    notes = [n for n in (default_note(name, scenario, release, platform) for name in sorted(check.when.names))
              if n]
     where = f"vLLM {release.version}" + ("" if platform == "cuda" else
                                         f" on {({'rocm': 'ROCm', 'xpu': 'XPU'}).get(platform, platform)}")
@@ -100,8 +99,7 @@ def run_checks(launch: Launch, release: Release, platform: str, verdict: ModelVe
         by_code.setdefault(check.code, []).append(check)
     findings = []
     for code, checks in by_code.items():
-        read = set().union(*(names_in(c.when.source) for c in checks))  # type: ignore[attr-defined]
-        read.add("use_replayssm")
+        read = set().union(*(c.when.names for c in checks)) | {"use_replayssm"}
         first: tuple[Check, Scenario] | None = None
         holds = True
         for count, scenario in enumerate(scenarios(launch, release, platform, verdict.architectures,

@@ -6,7 +6,6 @@ import pytest
 
 from flake8_replayssm import check_source
 from flake8_replayssm.cli import main
-from flake8_replayssm.conditions import names_in
 from flake8_replayssm.config import LintConfig
 from flake8_replayssm.facts import FACT_DIMENSIONS
 from flake8_replayssm.knowledge import knowledge
@@ -47,7 +46,7 @@ def test_release_data_reads_only_known_facts():
     """A typo in a check's condition in releases.toml fails here, not in a user's run."""
     for release in knowledge().releases.values():
         for check in release.checks:
-            assert names_in(check.when.source) <= set(FACT_DIMENSIONS), (release.version, check.id)
+            assert check.when.names <= set(FACT_DIMENSIONS), (release.version, check.id)
             assert check.at in ("use_replayssm", "mamba_block_size")
 
 
