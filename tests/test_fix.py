@@ -284,7 +284,8 @@ def test_dockerfile_words(tmp_path):
     assert fixed(after, "0.33.0", kind="dockerfile") == after
 
 
-def test_yaml_gets_only_replacements():
+def test_yaml_replacements_stay_in_place():
+    """Replacing a value keeps the item where it is (insertions: tests/test_fix_formats.py)."""
     text = (
         "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n    command:\n"
         f"      - --model\n      - {M}\n      - --use-replayssm=true\n      - --mamba-cache-mode\n      - all\n"

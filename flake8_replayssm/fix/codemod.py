@@ -37,11 +37,19 @@ of each launch (``judge(...).target.release``):
   for flashinfer).
 
 Structural edits (insert/delete words) are made in Python (argv lists, command
-strings without escapes, keywords written in the call), shell, Makefile and
-Dockerfile text; YAML and Markdown get only in-place word replacements;
-notebooks, ``**dict`` keywords and findings inside other files (a ``--config``
-YAML) are left alone.  Every edited span is first checked to hold the word the
-launch says is there.
+strings without escapes, keywords written in the call or in a same-module dict
+literal / ``dict(...)`` that only this call splats as ``**cfg``), shell,
+Makefile and Dockerfile text, and YAML (:mod:`.yaml_edits`: sequence items
+written like their neighbours, words inside a string that compose or a shell
+splits, compose ``environment:`` / Kubernetes ``env:`` entries, top-level keys
+of a ``vllm serve --config`` file, where RSM102 ``enable-prefix-caching: false``
+becomes ``disable-prefix-caching: true`` (0.33) or ``no-enable-prefix-caching:
+true``).  Notebooks are fixed cell by cell (:mod:`.notebook`).  Markdown gets
+only in-place word replacements; findings inside other files (a ``--config``
+YAML a command line reads) are left to that file's own run.  Every edited span
+is first checked to hold the word the launch says is there; nothing reachable
+through a YAML alias or merge key is edited; and a round that would make vLLM
+refuse a launch it accepted before is left out (:func:`fix_text`).
 
 The libcst codemod :class:`ReplaySSMFixCommand` runs the same planner on a
 module's code, so comments and layout outside the edits stay byte for byte::
@@ -481,6 +489,11 @@ class _Planner:
                 seq, index, _ = self.yaml_item(span)  # type: ignore[misc]
                 self.item_deletions.append((seq, index, code))
             return True
+        if self.kind == "yaml":
+            assert self.yaml is not None
+            scalar = self.yaml.scalar_around(*self.offsets(spans[0]))
+            if scalar is None or len(str(scalar.value).split()) <= len(spans):
+                return False  # the string would be left empty
         start = min(self.offsets(s)[0] for s in spans)
         end = max(self.offsets(s)[1] for s in spans)
         self.deletions.append((start, end, self.context(spans[0]) in ("element", "json"), code))
@@ -520,7 +533,9 @@ class _Planner:
             new_end = end + after.end()
             line_start = self.index.line_start(start)
             line_end = self.index.line_end(start)
-            if text[line_start:start].strip() == "" and new_end >= line_end \
+            rest = text[new_end:line_end]
+            if text[line_start:start].strip() == "" \
+                    and (new_end >= line_end or self.kind == "python" and rest.lstrip().startswith("#")) \
                     and self.index.line_of(end) == self.index.line_of(start):
                 terminator_end = self.index.starts[self.index.line_of(start) + 1] \
                     if self.index.line_of(start) + 1 < len(self.index.starts) else len(text)
@@ -528,6 +543,10 @@ class _Planner:
             return start, new_end
         before = re.search(r",\s*\Z", text[:start])
         if before:
+            line_end = self.index.line_end(end)
+            if self.kind == "python" and text[self.index.line_start(start):start].strip() == "" \
+                    and text[end:line_end].lstrip().startswith("#"):
+                end = line_end  # the item's own comment goes with it
             return before.start(), end
         return start, end
 
@@ -1012,6 +1031,8 @@ class FixOutcome:
     #: codes fixed, in the order the edits were made (one entry per edit)
     fixed: list[str] = field(default_factory=list)
     error: str | None = None
+    #: what was left unfixed and why (printed, not an error)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -1050,16 +1071,54 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
     return edits
 
 
+#: codes that mean "vLLM refuses to start"; a fix must never add one
+FAILING_CODES = frozenset({"RSM001", "RSM002", "RSM003", "RSM004", "RSM005", "RSM006", "RSM007",
+                           "RSM008", "RSM009", "RSM104", "RSM106"})
+
+
+def _refusals(text: str, kind: str, config: LintConfig, path: str | None) -> list[frozenset[str]]:
+    """Per launch, in the order found: the codes that make vLLM refuse to start it."""
+    from ..lint import lint_text
+
+    result = lint_text(text, kind, config, path=path)  # must not raise
+    reported = {(f.span, f.code) for f in result.findings}
+    out = []
+    seen: set[tuple[Any, ...]] = set()
+    for verdict in result.verdicts:
+        anchor = verdict.launch.anchor
+        key = (anchor.cell, anchor.source, _key(anchor), verdict.launch.form)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(frozenset(f.code for f in verdict.findings
+                             if f.code in FAILING_CODES and (f.span, f.code) in reported))
+    return out
+
+
+def _new_refusals(base: list[frozenset[str]], now: list[frozenset[str]]) -> set[str]:
+    """Codes of launches vLLM accepted before and refuses now (launches matched in order)."""
+    if len(base) != len(now):
+        return set().union(*now) if sum(map(bool, now)) > sum(map(bool, base)) else set()
+    return set().union(*(n for b, n in zip(base, now) if n and not b))
+
+
 def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = None,
              unsafe: bool = False, rounds: int = 4) -> FixOutcome:
     """``text`` with its fixable findings fixed; never a text that does not parse.
 
     Rounds repeat until no edit is left (a fix can make the next one visible).
     When a round's result does not parse, that round is dropped and
-    :attr:`FixOutcome.error` says why.
+    :attr:`FixOutcome.error` says why.  The result is the last round whose
+    launches vLLM refuses to start are all launches it refused before (a fix may
+    uncover a problem that the next round fixes; if none does, those rounds are
+    left out and :attr:`FixOutcome.notes` says so).
     """
     outcome = FixOutcome(text, text)
+    base = _refusals(text, kind, config, path)
     current = text
+    accepted: tuple[str, int] = (text, 0)
+    fixed: list[str] = []
+    added: set[str] = set()
     for _ in range(rounds):
         edits = plan_edits(current, kind, config, path=path, unsafe=unsafe)
         if not edits:
@@ -1071,12 +1130,15 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
         if problem is not None:
             outcome.error = f"fix not applied: the result would not parse ({problem})"
             break
-        from ..lint import lint_text
-
-        lint_text(candidate, kind, config, path=path)  # must not raise
-        outcome.fixed += [code for e in edits for code in e.code.split(",") if code]
+        fixed += [code for e in edits for code in e.code.split(",") if code]
         current = candidate
-    outcome.text = current
+        added = _new_refusals(base, _refusals(candidate, kind, config, path))
+        if not added:
+            accepted = (current, len(fixed))
+    if current != accepted[0]:
+        outcome.notes.append("some fixes were left out: vLLM would then refuse to start a launch "
+                             f"({', '.join(sorted(added))})")
+    outcome.text, outcome.fixed = accepted[0], fixed[:accepted[1]]
     return outcome
 
 

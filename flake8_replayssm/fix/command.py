@@ -80,6 +80,8 @@ def run_fix(ns: argparse.Namespace, config: LintConfig, *, out: TextIO | None = 
         if outcome.error:
             errors += 1
             print(f"replayssm-lint: {path}: {outcome.error}", file=err)
+        for note in outcome.notes:
+            print(f"replayssm-lint: {path}: {note}", file=err)
         if not outcome.changed:
             continue
         changed += 1

@@ -196,8 +196,8 @@ class YamlFacts:
         return last.end_mark.index if last is not node else node.end_mark.index
 
     def single_line(self, node: Any) -> bool:
-        return self.index.line_of(node.start_mark.index) == self.index.line_of(max(node.end_mark.index - 1,
-                                                                                 node.start_mark.index))
+        last = max(node.end_mark.index - 1, node.start_mark.index)
+        return self.index.line_of(node.start_mark.index) == self.index.line_of(last)
 
     # -- scalars and items ----------------------------------------------------------
     def scalar_at(self, start: int, end: int) -> Any:
@@ -311,9 +311,9 @@ class YamlFacts:
         parent, key = self.parent.get(id(scalar), (None, None))
         if _is(parent, "sequence"):
             up, up_key = self.parent.get(id(parent), (None, None))
-            if _is(up, "mapping") and _is(up_key, "scalar") and str(up_key.value) in _SCRIPT_KEYS - {"run",
-                                                                                                   "setup"}:
-                return True
+            if _is(up, "mapping") and _is(up_key, "scalar") \
+                    and str(up_key.value) in _SCRIPT_KEYS - {"run", "setup"}:
+                return True  # GitLab CI / Tekton `script:` lists: one shell line per item
         if _is(parent, "mapping") and _is(key, "scalar") and str(key.value) in _SCRIPT_KEYS:
             return True
         found = self.owner(scalar)
@@ -568,7 +568,10 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
     opts = launch.options
     codes = {f.code for f in findings}
     use = cfg.entry(opts.get("use_replayssm"))
-    if planner.unsafe and "RSM001" in codes and use is not None and opts["use_replayssm"].value is True:
+    # without a `model:` key the model comes from the command line (`vllm serve MODEL --config F`):
+    # verdicts about "the" model are not about the model this file is used with
+    model_known = "model" in cfg.by_name
+    if planner.unsafe and model_known and "RSM001" in codes and use is not None and opts["use_replayssm"].value is True:
         cfg.delete(use, "RSM001")
         return
     mode_setting = opts.get("mamba_cache_mode")
@@ -580,9 +583,8 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
         if f.code == "RSM105" and mode is not None:
             cfg.delete(mode, "RSM105")
         elif f.code == "RSM104":
-            if mode is not None and mode_setting is not None and f.span in (mode_setting.span,
-                                                                         mode_setting.value_span) \
-                    and "choice" in f.message:
+            on_mode = mode_setting is not None and f.span in (mode_setting.span, mode_setting.value_span)
+            if mode is not None and on_mode and "choice" in f.message:
                 if release.cache_mode_deprecated:
                     cfg.delete(mode, "RSM104")
                 elif "align" in release.cache_mode_choices:
@@ -598,7 +600,7 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
                                                                      node.start_mark.column) \
                     and str(node.value).lower() in _TRUE:
                 cfg.set_value(use, "true", "RSM106", raw=True)
-        elif f.code == "RSM004" and planner.unsafe and _backend_to_triton(f.message):
+        elif f.code == "RSM004" and planner.unsafe and model_known and _backend_to_triton(f.message):
             backend = cfg.entry(opts.get("mamba_backend"))
             if backend is not None:
                 cfg.set_value(backend, "triton", "RSM004")
@@ -610,7 +612,8 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
                 cfg.insert_after(block, [("enable-prefix-caching", "true")], "RSM006")
         elif f.code == "RSM102":
             entry = cfg.by_pos.get((f.span.line, f.span.col))
-            if entry is None or _norm(entry.key) != "enable-prefix-caching" or len(prefix_keys) != 1:
+            if entry is None or _norm(entry.key) != "enable-prefix-caching" or len(prefix_keys) != 1 \
+                    or "mamba_block_size" in opts:  # prefix caching off would reject the block size
                 continue
             new = "disable-prefix-caching" if release.disable_aliases else "no-enable-prefix-caching"
             cfg.rename(entry, new, "RSM102")
