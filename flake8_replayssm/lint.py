@@ -31,7 +31,7 @@ _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
 
 
 #: a Python file can only launch vLLM through one of these
-PYTHON_LAUNCHERS = ("LLM", "EngineArgs", "subprocess", "system(", "popen(", "Popen", "shlex",
+PYTHON_LAUNCHERS = ("LLM(", "LLM as", "EngineArgs", "subprocess", "system(", "popen(", "Popen", "shlex",
                     "create_subprocess")
 
 

@@ -7,13 +7,14 @@ only files with a call that could be a launch we judge: an engine constructor
 (``LLM``/``EngineArgs``/``AsyncEngineArgs``) given one of the options we read
 or a ``**mapping``, or a process call (``subprocess``, ``os.system``,
 ``shlex.split``, ``asyncio.create_subprocess_*``) whose arguments hold or name
-a string that mentions ``vllm``.  It only ever says "skip" when the full
+a string that can be part of a vLLM command line.  It only ever says "skip" when the full
 frontend would find nothing to report.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 
 from ..knowledge import knowledge
@@ -31,9 +32,15 @@ def _name(func: ast.expr) -> str | None:
     return None
 
 
+#: a string that can be part of a vLLM command line: the program itself, ``vllm serve``,
+#: the api_server module, or the vLLM image (``vllm.model_executor...`` alone is not)
+_LAUNCH_WORDS = re.compile(r"^\s*vllm\s*$|\bvllm\b[^\n]*\bserve\b|api_server|vllm-openai")
+
+
 def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "vllm" in sub.value:
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "vllm" in sub.value \
+                and _LAUNCH_WORDS.search(sub.value):
             return True
         if isinstance(sub, ast.Name) and sub.id in vllm_names:
             return True
