@@ -526,4 +526,8 @@ def launch_from_serve_config(text: str, *, base_dir: str | None = None,
     entry = _Entry("serve", [], anchor, {}, label="vllm serve --config")
     parser = _Parser(entry, know, base_dir, config_files.read_config_file)
     parser.launch.yaml_false.extend(config.false_keys)
-    return parser.run(list(config.words))
+    launch = parser.run(list(config.words))
+    if launch.model is None:
+        # such a file is used as `vllm serve MODEL --config FILE`: the model is elsewhere
+        launch.model = Setting("model", UNKNOWN, anchor, "")
+    return launch

@@ -94,6 +94,11 @@ def _dockerfile(text: str, base_dir: str | None) -> list[Command]:
 
 
 def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
+    return _python_launches_or_none(text, base_dir) or []
+
+
+def _python_launches_or_none(text: str, base_dir: str | None) -> list[Launch] | None:
+    """The launches of a Python text; None when libcst cannot parse it."""
     from .frontends.python_screen import might_launch
 
     if not might_launch(text):
@@ -103,7 +108,7 @@ def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
     try:
         return launches_in_python(text, base_dir=base_dir)
     except Exception:  # libcst cannot parse it (syntax error, newer grammar): no findings
-        return []
+        return None
 
 
 def _commands_to_launches(commands: list[Command]) -> list[Launch]:
@@ -126,7 +131,18 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
     from .frontends import notebook
 
     launches = _commands_to_launches(notebook.commands_in_notebook(text, path=path, base_dir=base_dir))
-    for cell, source in notebook.python_cells_of_notebook(text):
+    cells = notebook.python_cells_of_notebook(text)
+    if not has_trigger("".join(source for _, source in cells), "python"):
+        return launches
+    # the kernel runs the cells as one program: imports and constants carry over
+    joined, starts = "", []
+    for cell, source in cells:
+        starts.append((joined.count("\n"), cell))
+        joined += source if source.endswith("\n") or not source else source + "\n"
+    together = _python_launches_or_none(joined, base_dir)
+    if together is not None:
+        return launches + [_to_cells(launch, starts) for launch in together]
+    for cell, source in cells:  # a broken cell: judge the others on their own
         if has_trigger(source, "python"):
             launches += [_in_cell(launch, cell) for launch in _python_launches(source, base_dir)]
     return launches
@@ -164,6 +180,22 @@ def _in_cell(launch: Launch, cell: int) -> Launch:
     from dataclasses import replace
 
     return _move(launch, lambda s: s if s.source else replace(s, cell=cell))
+
+
+def _to_cells(launch: Launch, starts: list[tuple[int, int]]) -> Launch:
+    """Spans of the joined cells back to (cell, line within the cell)."""
+    from bisect import bisect_right
+    from dataclasses import replace
+
+    offsets = [offset for offset, _ in starts]
+
+    def change(span: Span) -> Span:
+        if span.source:
+            return span
+        offset, cell = starts[max(bisect_right(offsets, span.line - 1) - 1, 0)]
+        return replace(span, line=span.line - offset, end_line=span.end_line - offset, cell=cell)
+
+    return _move(launch, change)
 
 
 def _shifted(launch: Launch, lines: int) -> Launch:

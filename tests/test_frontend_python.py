@@ -178,3 +178,25 @@ def test_trigger_without_a_possible_launch_is_screened_before_libcst():
 ])
 def test_screen_keeps_launches_through_aliases_and_names(source):
     assert [f.code for f in check_source(source, "python", vllm_version="0.28.0")] == ["RSM001"]
+
+
+def test_notebook_cells_share_imports_and_constants():
+    import json
+
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["from vllm import LLM\n", "MODEL = 'tiiuae/Falcon-H1-1.5B-Instruct'\n"]},
+        {"cell_type": "markdown", "metadata": {}, "source": ["Now the engine:"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["llm = LLM(\n", "    MODEL,\n", "    use_replayssm=True,\n", ")\n"]},
+    ]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    found = check_source(text, "notebook", vllm_version="0.28.0")
+    assert [(f.span.cell, f.span.line, f.code) for f in found] == [(2, 3, "RSM001")]
+
+
+def test_serve_config_without_a_model_does_not_judge_the_default_model():
+    config = "use-replayssm: true\nmamba-backend: flashinfer\ndisable-prefix-caching: true\n"
+    assert check_source(config, "yaml", vllm_version="0.33.0") == []
+    with_model = "model: tiiuae/Falcon-H1-1.5B-Instruct\n" + config
+    assert [f.code for f in check_source(with_model, "yaml", vllm_version="0.33.0")] == ["RSM001"]
