@@ -117,4 +117,4 @@ def form_findings(launch: Launch, release: Release) -> list[Finding]:
 def _false_fix(setting: Setting, release: Release) -> str:
     if setting.name == "enable_prefix_caching" and release.disable_aliases:
         return "write 'disable-prefix-caching: true'"
-    return f"pass --no-{setting.name.replace('_', '-')} on the command line"
+    return f"write 'no-{setting.spelling}: true'"

@@ -189,8 +189,8 @@ RULES: tuple[Rule, ...] = (
         "from 0.28 a false key becomes `--no-key` only for parsers that have that option, and the "
         "file of `vllm serve` is loaded by the top-level parser).",
         "The option keeps its default: `enable-prefix-caching: false` leaves prefix caching on.",
-        "On 0.33 write `disable-prefix-caching: true`; otherwise pass `--no-KEY` on the command line.",
-        "Safe on 0.33 (`disable-prefix-caching: true`).",
+        "Write `disable-prefix-caching: true` (0.33) or `no-enable-prefix-caching: true` (any release).",
+        "Safe: the file then does what the `false` meant; `fix` rewrites the key.",
         (Example(f"model: {NANO}\nuse-replayssm: true\nmamba-backend: flashinfer\n"
                  "enable-prefix-caching: false\n", kind="yaml"),),
         (Example(f"model: {NANO}\nuse-replayssm: true\nmamba-backend: flashinfer\n"
