@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 import types
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests on a fixed set of examples (reproducible); locally they explore
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 from flake8_replayssm.argv import launch_from_command
 from flake8_replayssm.config import LintConfig
