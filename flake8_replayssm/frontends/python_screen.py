@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from functools import lru_cache
 
 from ..knowledge import knowledge
 
@@ -47,15 +48,34 @@ def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
     return False
 
 
+@lru_cache(maxsize=1)
+def _option_keyword() -> re.Pattern[str]:
+    """One of our options written as a keyword or a dict literal's quoted key.
+
+    ``**unknown`` alone cannot make a finding: only keywords we can read can.
+    """
+    names = "|".join(sorted(set(knowledge().options) - {"model"}))
+    return re.compile(rf"(?<![.\w])(?:{names})\s*=(?!=)|[\"'](?:{names})[\"']\s*:")
+
+
+def _text_could_launch(text: str) -> bool:
+    """Before any parse: a launch needs a launch-word string or one of our options as a keyword."""
+    if any(word in text for word in ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai")):
+        return True
+    return _option_keyword().search(text) is not None
+
+
 def might_launch(text: str) -> bool:
     """False only when no call in ``text`` can be a vLLM launch that we judge."""
+    if not _text_could_launch(text):
+        return False
+    options = set(knowledge().options) - {"model"}
     try:
         with warnings.catch_warnings():  # invalid escapes etc. are the user's business, not ours
             warnings.simplefilter("ignore")
             tree = ast.parse(text.lstrip("\ufeff"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True  # let libcst decide (it reads some files ast rejects, e.g. declared encodings)
-    options = set(knowledge().options) - {"model"}
     engines = set(ENGINE_NAMES)
     assignments: list[tuple[list[ast.expr], ast.expr]] = []
     process_calls: list[ast.Call] = []
