@@ -79,3 +79,35 @@ def recording_shell(monkeypatch):
     module.commands_in_shell = commands_in_shell
     monkeypatch.setitem(sys.modules, "flake8_replayssm.frontends.shell", module)
     return calls
+
+
+# --- shared by the fix property tests ------------------------------------------------------
+FIX_FAMILIES = [
+    ["--use-replayssm", "--use-replayssm=true", "--use-replayssm true"],
+    ["--enable-prefix-caching", "--no-enable-prefix-caching", "--disable-prefix-caching"],
+    ["--mamba-cache-mode all", "--mamba-cache-mode align", "--mamba-cache-mode none", "--mamba-cache-mode=all"],
+    ["--mamba-backend triton", "--mamba-backend flashinfer"],
+    ["--mamba-block-size 64"],
+    ["--config=cfg.yaml"],
+    ["--port 8000"],
+]
+FIX_RELEASES = ["0.27.0", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"]
+
+
+def fixable_left(text: str, kind: str, version: str, flags: list[str]) -> list[str]:
+    """Codes a `fix` run should have removed from a launch built from ``flags``."""
+    from flake8_replayssm.lint import lint_text
+
+    left = []
+    for f in lint_text(text, kind, LintConfig(vllm_version=version)).findings:
+        if f.code in ("RSM101", "RSM105", "RSM106"):
+            left.append(f.code)
+        elif f.code == "RSM002" and "only in align mode" in f.message:
+            left.append(f.code)
+        elif f.code == "RSM008" and f.message.startswith("Triton ReplaySSM requires Model Runner V1"):
+            left.append(f.code)
+        elif f.code == "RSM104" and ("choice" in f.message or "--disable-prefix-caching" in f.message):
+            left.append(f.code)
+        elif f.code == "RSM006" and not any("prefix-caching" in flag or "flashinfer" in flag for flag in flags):
+            left.append(f.code)
+    return left

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import FIX_FAMILIES, FIX_RELEASES, fixable_left
 from flake8_replayssm import cli
 from flake8_replayssm.config import LintConfig
 from flake8_replayssm.fix import codemod
@@ -317,32 +318,11 @@ def test_libcst_codemod_command():
 
 # --- property ---------------------------------------------------------------
 
-FAMILIES = [
-    ["--use-replayssm", "--use-replayssm=true", "--use-replayssm true"],
-    ["--enable-prefix-caching", "--no-enable-prefix-caching", "--disable-prefix-caching"],
-    ["--mamba-cache-mode all", "--mamba-cache-mode align", "--mamba-cache-mode none", "--mamba-cache-mode=all"],
-    ["--mamba-backend triton", "--mamba-backend flashinfer"],
-    ["--mamba-block-size 64"],
-    ["--config=cfg.yaml"],
-    ["--port 8000"],
-]
-RELEASES = ["0.27.0", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"]
+FAMILIES, RELEASES = FIX_FAMILIES, FIX_RELEASES
 
 
 def _fixable_left(text: str, version: str, flags: list[str]) -> list[str]:
-    left = []
-    for f in lint_text(text, "python", LintConfig(vllm_version=version)).findings:
-        if f.code in ("RSM101", "RSM105", "RSM106"):
-            left.append(f.code)
-        elif f.code == "RSM002" and "only in align mode" in f.message:
-            left.append(f.code)
-        elif f.code == "RSM008" and f.message.startswith("Triton ReplaySSM requires Model Runner V1"):
-            left.append(f.code)
-        elif f.code == "RSM104" and ("choice" in f.message or "--disable-prefix-caching" in f.message):
-            left.append(f.code)
-        elif f.code == "RSM006" and not any("prefix-caching" in flag or "flashinfer" in flag for flag in flags):
-            left.append(f.code)
-    return left
+    return fixable_left(text, "python", version, flags)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -446,35 +446,15 @@ def test_a_fix_never_makes_an_accepted_launch_rejected(monkeypatch):
 # property: random launches in YAML
 # ---------------------------------------------------------------------------
 
+from conftest import FIX_FAMILIES, FIX_RELEASES, fixable_left  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-FAMILIES = [
-    ["--use-replayssm", "--use-replayssm=true", "--use-replayssm true"],
-    ["--enable-prefix-caching", "--no-enable-prefix-caching", "--disable-prefix-caching"],
-    ["--mamba-cache-mode all", "--mamba-cache-mode align", "--mamba-cache-mode none", "--mamba-cache-mode=all"],
-    ["--mamba-backend triton", "--mamba-backend flashinfer"],
-    ["--mamba-block-size 64"],
-    ["--config=cfg.yaml"],
-    ["--port 8000"],
-]
-RELEASES = ["0.27.0", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"]
+FAMILIES, RELEASES = FIX_FAMILIES, FIX_RELEASES
 
 
 def _fixable_left(text: str, version: str, flags: list[str]) -> list[str]:
-    left = []
-    for f in lint_text(text, "yaml", LintConfig(vllm_version=version)).findings:
-        if f.code in ("RSM101", "RSM105", "RSM106"):
-            left.append(f.code)
-        elif f.code == "RSM002" and "only in align mode" in f.message:
-            left.append(f.code)
-        elif f.code == "RSM008" and f.message.startswith("Triton ReplaySSM requires Model Runner V1"):
-            left.append(f.code)
-        elif f.code == "RSM104" and ("choice" in f.message or "--disable-prefix-caching" in f.message):
-            left.append(f.code)
-        elif f.code == "RSM006" and not any("prefix-caching" in flag or "flashinfer" in flag for flag in flags):
-            left.append(f.code)
-    return left
+    return fixable_left(text, "yaml", version, flags)
 
 
 def _yaml_launch(words: list[str], form: str) -> str:
