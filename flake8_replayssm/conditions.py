@@ -28,6 +28,7 @@ class Condition:
     def __call__(self, facts: Mapping[str, Any]) -> Any:
         return self._evaluate(facts)
 
+
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,

@@ -204,7 +204,7 @@ def effective_cache_mode(release: Release, user_mode: str | None, prefix_caching
 
 
 def v2_unsupported_features(release: Release, spec: int, method: str | None, cache_mode: str,
-                             runner_facts: Mapping[str, Any]) -> list[str]:
+                            runner_facts: Mapping[str, Any]) -> list[str]:
     """What Model Runner V2 cannot run (config/vllm.py _get_v2_model_runner_unsupported_features)."""
     features = []
     if spec > 0 and (method in release.v1_spec_methods

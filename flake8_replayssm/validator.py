@@ -78,10 +78,10 @@ def _span_for(launch: Launch, check: Check) -> Span:
 def _message(check: Check, scenario: Scenario, release: Release, platform: str) -> str:
     facts: dict[str, Any] = dict(scenario.facts)
     text = check.message.format(**facts)
-    notes = [n for n in (default_note(name, scenario, release, platform) for name in sorted(check.when.names))
-             if n]
-    where = f"vLLM {release.version}" + ("" if platform == "cuda" else
-                                        f" on {({'rocm': 'ROCm', 'xpu': 'XPU'}).get(platform, platform)}")
+    notes = [note for note in (default_note(name, scenario, release, platform)
+                               for name in sorted(check.when.names)) if note]
+    platform_name = {"rocm": "ROCm", "xpu": "XPU"}.get(platform, platform)
+    where = f"vLLM {release.version}" + ("" if platform == "cuda" else f" on {platform_name}")
     stage = f", at {check.stage}" if check.stage else ""
     why = f" ({'; '.join(notes)})" if notes else ""
     return f"{text} [{where}{stage}]{why}; fix: {check.fix.format(**facts)}"

@@ -10,15 +10,15 @@ import types
 import pytest
 from hypothesis import settings
 
-# CI runs the property tests on a fixed set of examples (reproducible); locally they explore
-settings.register_profile("ci", derandomize=True, database=None)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
-
 from flake8_replayssm.argv import launch_from_command
 from flake8_replayssm.config import LintConfig
 from flake8_replayssm.engine import judge
 from flake8_replayssm.model import Command, Span, Word
+
+# CI runs the property tests on a fixed set of examples (reproducible); locally they explore
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def command(cmdline: str, env: dict[str, str] | None = None) -> Command:

@@ -16,8 +16,6 @@ from conftest import raw, texts
 from flake8_replayssm.model import Span
 
 
-
-
 DOCKERFILE = """\
 # Nemotron-H image
 FROM vllm/vllm-openai:v0.33.0

@@ -9,7 +9,6 @@ from flake8_replayssm.frontends.markdown import commands_in_markdown, python_blo
 from conftest import raw
 
 
-
 DOC = """\
 # Recipe
 

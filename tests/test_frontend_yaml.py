@@ -10,8 +10,6 @@ from conftest import raw, texts
 from flake8_replayssm.model import Command
 
 
-
-
 def placed(text: str, command: Command) -> dict[str | None, tuple[int, str]]:
     return {w.text: (w.span.line, raw(text, w.span)) for w in command.words}
 

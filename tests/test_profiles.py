@@ -172,7 +172,8 @@ def test_unknown_backend_is_invalid_and_not_allowed():
 
 
 @pytest.mark.parametrize("flag", ["--kv-offloading-size 8",
-                                  "--kv-transfer-config '{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}'"])
+                                  "--kv-transfer-config "
+                                  "'{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}'"])
 def test_kv_connectors(flag):
     assert codes(f"vllm serve {NANO} --use-replayssm {flag}", "0.28.0") == ["RSM005"]
 
@@ -233,7 +234,8 @@ def test_runner_variable_must_be_0_or_1():
     f"nohup vllm serve {NANO} --use-replayssm --mamba-backend flashinfer",
     f"env VLLM_LOGGING_LEVEL=INFO uv run vllm serve --model={NANO} --use-replayssm --mamba-backend flashinfer",
     f"srun -n 1 --gpus 1 vllm serve {NANO} --use-replayssm --mamba-backend flashinfer",
-    f"docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.30.0 --model {NANO} --use-replayssm --mamba-backend flashinfer",
+    f"docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.30.0 --model {NANO} --use-replayssm "
+    "--mamba-backend flashinfer",
 ])
 def test_wrappers_and_spellings(cmd):
     assert codes(cmd, "0.30.0") == ["RSM002"]

@@ -663,4 +663,3 @@ def launches_in_python(text: str, *, base_dir: str | None = None) -> list[Launch
     collector = _Collector()
     wrapper.visit(collector)
     return list(_Builder(wrapper, collector, base_dir).launches())
-
