@@ -115,21 +115,20 @@ def test_literal_variable_unquoted_and_braced():
     assert at(c.words[2]) == (3, 11, 3, 17)
 
 
-def test_default_expansion_uses_known_value_only():
+def test_default_expansion_uses_the_known_value_else_the_scripts_default():
     c = only("""\
         M=org/known
         E=
-        vllm serve ${M:-other} --a ${E:-fallback} --b ${NEVER:-x} --c "${1:-y}" --d ${M:+set}
+        vllm serve ${M:-other} --a ${E:-fallback} --b ${NEVER:-x} --c "${1:-y}" --d ${M:+set} --e $2
         """)
-    assert texts(c) == ["vllm", "serve", "org/known", "--a", "fallback", "--b", None, "--c", None,
-                        "--d", "set"]
-    assert c.words[6].splat is True      # unquoted, may be several words
-    assert c.words[8].splat is False     # quoted: exactly one word
+    assert texts(c) == ["vllm", "serve", "org/known", "--a", "fallback", "--b", "x", "--c", "y",
+                        "--d", "set", "--e", None]
+    assert c.words[12].splat is True     # unquoted $2: may be several words
 
 
-def test_self_default_assignment_is_unknown():
+def test_self_default_assignment_takes_the_default():
     c = only(f'export MODEL="${{MODEL:-{NANO}}}"\nvllm serve "$MODEL"\n')
-    assert c.words[2].text is None and c.words[2].splat is False
+    assert c.words[2].text == NANO
 
 
 def test_reassignment_in_a_branch_makes_the_variable_unknown():

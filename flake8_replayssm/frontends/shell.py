@@ -15,9 +15,10 @@ What is resolved, and what is left unknown (precision first):
   earlier one; an assignment inside a branch, loop, ``&&``/``||`` arm or
   function makes the variable unknown unless every assignment agrees (an
   ``if``/``else`` or a ``case`` with ``*)`` counts as exhaustive);
-- ``${VAR:-x}`` / ``${VAR-x}`` / ``${VAR:+x}``: only when VAR itself is known;
-  a variable that is never assigned in the file (``$1``, ``$MODEL`` from the
-  caller's environment) is unknown, and so is its default;
+- ``${VAR:-x}`` / ``${VAR-x}`` / ``${VAR:+x}`` when VAR itself is known; when VAR
+  is never assigned in the file (``${1:-x}``, ``${MODEL:-x}`` left to the caller)
+  the default ``x`` is taken, as the script's own choice; a plain ``$1`` or
+  ``$MODEL`` from the caller's environment is unknown;
 - literal arrays ``A=(...)`` / ``A+=(...)`` expanded by ``"${A[@]}"``, each word
   placed on its element in the array assignment;
 - ``variables`` given by the caller (Dockerfile ``ENV``, compose
@@ -1275,6 +1276,11 @@ class _Shell:
             acc.unknown(not quoted, quoted)
             return
         var = self._value(name, index, (fs, fe))
+        if var is None and op in (":-", "-", ":=", "="):
+            # never assigned in this file (`${MODEL:-org/x}`, `${1:-org/x}`): the default is what
+            # the script serves unless its caller says otherwise (reference anchors.md §5)
+            self._emit_word_parts(n, op_index, acc, quoted)
+            return
         if var is None or var[0] in ("unknown", "partial"):
             acc.unknown(index == "@" or (not quoted and name not in _NUMERIC_SPECIALS), quoted)
             return
