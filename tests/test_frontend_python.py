@@ -200,3 +200,15 @@ def test_serve_config_without_a_model_does_not_judge_the_default_model():
     assert check_source(config, "yaml", vllm_version="0.33.0") == []
     with_model = "model: tiiuae/Falcon-H1-1.5B-Instruct\n" + config
     assert [f.code for f in check_source(with_model, "yaml", vllm_version="0.33.0")] == ["RSM001"]
+
+
+def test_environment_defaults_are_the_scripts_choice():
+    src = """
+    import os
+    from vllm import LLM
+    MODEL = os.environ.get("MODEL_ID", "tiiuae/Falcon-H1-1.5B-Instruct")
+    LLM(MODEL, use_replayssm=True)
+    LLM(os.getenv("OTHER", "tiiuae/Falcon-H1-1.5B-Instruct"), use_replayssm=True)
+    LLM(os.environ["MODEL_ID"], use_replayssm=True)
+    """
+    assert [(line, code) for line, _, code in found(src, "0.28.0")] == [(5, "RSM001"), (6, "RSM001")]

@@ -313,7 +313,28 @@ class _Builder:
             entries, open_ended = dict_entries
             result: dict[str, Any] = {k: self.value(v, scope) for k, (_, v) in entries.items()}
             return UNKNOWN if open_ended else result
+        default = self.environment_default(node)
+        if default is not None:
+            return self.value(default, scope)
         return UNKNOWN
+
+    def environment_default(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The default of ``os.environ.get("X", default)`` / ``os.getenv("X", default)``.
+
+        As with a shell ``${X:-default}``, the default is the script's own choice,
+        taken when the file does not set the variable itself.
+        """
+        if not isinstance(node, cst.Call) or len(node.args) != 2 or node.args[1].keyword is not None:
+            return None
+        dotted = _dotted(node.func) or ""
+        head, _, rest = dotted.partition(".")
+        module = self.c.module_aliases.get(head)
+        is_get = (module == "os" and rest in ("environ.get", "getenv")) or \
+            self.c.func_names.get(dotted) == "os.getenv"
+        key = _literal_str(node.args[0].value)
+        if not is_get or key is None or any(k == key for _, k, _ in self.c.environ):
+            return None
+        return node.args[1].value
 
     def dict_entries(self, node: cst.BaseExpression, scope: _Scope
                      ) -> tuple[dict[str, tuple[cst.CSTNode, cst.BaseExpression]], bool] | None:
