@@ -58,11 +58,17 @@ def _option_keyword() -> re.Pattern[str]:
     return re.compile(rf"(?<![.\w])(?:{names})\s*=(?!=)|[\"'](?:{names})[\"']\s*:")
 
 
+_LAUNCH_STRINGS = ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai")
+_PROCESS_WORDS = ("subprocess", "system(", "popen(", "Popen", "shlex", "create_subprocess")
+_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs")
+
+
 def _text_could_launch(text: str) -> bool:
-    """Before any parse: a launch needs a launch-word string or one of our options as a keyword."""
-    if any(word in text for word in ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai")):
+    """Before any parse: a process call near a launch-word string, or an engine call near one
+    of our options written as a keyword."""
+    if any(w in text for w in _LAUNCH_STRINGS) and any(w in text for w in _PROCESS_WORDS):
         return True
-    return _option_keyword().search(text) is not None
+    return any(w in text for w in _ENGINE_WORDS) and _option_keyword().search(text) is not None
 
 
 def might_launch(text: str) -> bool:
