@@ -37,7 +37,11 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = REPO_ROOT / "flake8_replayssm" / "data" / "architectures.toml"
-DEFAULT_TSV = REPO_ROOT / "reference" / "model-architectures.tsv"
+DEFAULT_TSV = next(
+    (p for p in (REPO_ROOT / "reference" / "model-architectures.tsv",
+                 REPO_ROOT.parent / "shared" / "reference" / "model-architectures.tsv") if p.is_file()),
+    REPO_ROOT / "reference" / "model-architectures.tsv",
+)
 
 EXPECTED_COLUMNS = ["model_id", "architecture", "source", "confidence"]
 CONFIDENCES = {"exact", "inferred"}
