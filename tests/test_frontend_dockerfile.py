@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from flake8_replayssm.frontends.dockerfile import (
-    commands_in_dockerfile,
-    json_string_array,
-    placer,
-    LineIndex,
-    split_words,
-)
+from flake8_replayssm.frontends._common import LineIndex, json_string_array, placer, split_words
+from flake8_replayssm.frontends.dockerfile import commands_in_dockerfile
 from conftest import raw, texts
 from flake8_replayssm.model import Span
 

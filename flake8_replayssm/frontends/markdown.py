@@ -26,7 +26,8 @@ import ast
 import re
 from dataclasses import dataclass
 from ..model import Command
-from .dockerfile import LineIndex, commands_in_dockerfile, placer, shell_commands, shift_command
+from ._common import LineIndex, placer, shell_commands, shift_command
+from .dockerfile import commands_in_dockerfile
 
 _FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 _RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|prompt)::\s*(\S*)")

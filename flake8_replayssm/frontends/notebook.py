@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Command, Span, Word
-from .dockerfile import LineIndex, merge_context, placer, shell_commands
+from ._common import LineIndex, merge_context, placer, shell_commands
 
 _SHELL_CELL = re.compile(r"^%%(bash|sh|script\s+(?:\S*/)?(?:bash|sh|zsh|dash))\b")
 _PY_CELL = re.compile(r"^%%(capture|time|timeit|prun|debug|python3?|pypy|memit)\b")

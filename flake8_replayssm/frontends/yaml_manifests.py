@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from ..model import Command, Span, Word
-from .dockerfile import (
+from ._common import (
     LineIndex,
     Tok,
     commands_from_argv,
