@@ -212,3 +212,12 @@ def test_environment_defaults_are_the_scripts_choice():
     LLM(os.environ["MODEL_ID"], use_replayssm=True)
     """
     assert [(line, code) for line, _, code in found(src, "0.28.0")] == [(5, "RSM001"), (6, "RSM001")]
+
+
+def test_joined_argv_run_through_a_shell():
+    src = """
+    import subprocess
+    cmd = ["vllm", "serve", "tiiuae/Falcon-H1-1.5B-Instruct", "--use-replayssm"]
+    subprocess.run(" ".join(cmd), shell=True, check=True)
+    """
+    assert [(line, code) for line, _, code in found(src, "0.28.0")] == [(3, "RSM001")]

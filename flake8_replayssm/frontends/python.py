@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -390,6 +391,10 @@ class _Builder:
             if left is None or right is None:
                 return None
             return _Text(left.text + right.text, left.positions + right.positions)
+        if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
+                and target.func.attr.value == "join" and len(target.args) == 1 \
+                and _literal_str(target.func.value) == " ":
+            return self.joined_words(target.args[0].value, scope, holes)
         parts = _string_parts(target)
         if parts is None:
             return None
@@ -423,6 +428,23 @@ class _Builder:
                             continue
                         holes.append(len(holes))
                         out.add(f"{_PLACEHOLDER}{len(holes)}", ppos.line, ppos.column, exact=False)
+        return out
+
+    def joined_words(self, node: cst.BaseExpression, scope: _Scope, holes: list[int]) -> _Text | None:
+        """``" ".join(argv)`` as a command string; words keep their own positions."""
+        words = self.sequence_words(node, scope, set())
+        if not words or any(w.splat for w in words):
+            return None
+        out = _Text()
+        for index, word in enumerate(words):
+            if index:
+                out.add(" ", word.span.line, word.span.col, exact=False)
+            if word.text is None:
+                holes.append(len(holes))
+                out.add(f"{_PLACEHOLDER}{len(holes)}", word.span.line, word.span.col, exact=False)
+            else:
+                quoted = shlex.quote(word.text.replace(UNKNOWN_PART, _PLACEHOLDER))
+                out.add(quoted, word.span.line, word.span.col, exact=False)
         return out
 
     # launches -------------------------------------------------------------
