@@ -60,14 +60,6 @@ def split_codes(value: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(item.strip().upper() for item in items if item and item.strip())
 
 
-def find_pyproject(start: Path) -> Path | None:
-    for folder in [start, *start.parents]:
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def load_pyproject(path: Path) -> dict[str, Any]:
     """The ``[tool.flake8-replayssm]`` table of ``path`` (empty if absent)."""
     try:

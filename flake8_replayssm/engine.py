@@ -54,8 +54,3 @@ def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
             seen.add(key)
             out.append(f)
     return out
-
-
-def judge_all(launches: Iterable[Launch], config: LintConfig) -> list[Verdict]:
-    know = knowledge()
-    return [judge(launch, config, know) for launch in launches]

@@ -134,9 +134,6 @@ class Launch:
     #: form: "argv" (flags) or "kwargs" (Python keywords); messages speak the user's form
     form: str = "argv"
 
-    def option(self, name: str) -> Setting | None:
-        return self.options.get(name)
-
     @property
     def replayssm_span(self) -> Span:
         """Where RSM001-RSM009 are reported: the ``--use-replayssm`` token."""

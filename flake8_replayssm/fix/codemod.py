@@ -76,8 +76,6 @@ from .edits import Edit, LineIndex, OverlapError, apply_edits, newline_of, parse
 from .yaml_edits import YamlFacts
 
 ENV_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
-SAFE_CODES = ("RSM002", "RSM006", "RSM008", "RSM101", "RSM104", "RSM105", "RSM106")
-UNSAFE_CODES = ("RSM001", "RSM004", "RSM008")
 #: file kinds where words may be inserted and deleted (elsewhere only replaced)
 STRUCTURAL_KINDS = frozenset({"python", "shell", "makefile", "dockerfile"})
 _TRUE_WORDS = frozenset({"true", "yes", "on", "1"})

@@ -32,7 +32,6 @@ from ..kwargs import launch_from_kwargs
 from ..model import UNKNOWN, UNKNOWN_PART, Command, Launch, Setting, Span, Word
 
 ENGINE_CLASSES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
-ENGINE_MODULES = ("vllm", "vllm.engine.arg_utils", "vllm.entrypoints.llm")
 SUBPROCESS_FUNCS = frozenset({"run", "Popen", "call", "check_call", "check_output"})
 ASYNC_EXEC = "create_subprocess_exec"
 ASYNC_SHELL = "create_subprocess_shell"

@@ -158,22 +158,7 @@ def oracle_run(release: str, vllm_dir: str, in_path: str, out_path: str) -> int:
 
     with open(in_path, encoding="utf-8") as fh:
         launches = json.load(fh)
-    for k in [k for k in os.environ if k.startswith("VLLM_")]:
-        del os.environ[k]
-    os.environ["PYTHONPATH"] = vllm_dir + (
-        os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
-    os.environ.update({
-        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-        "VLLM_NO_USAGE_STATS": "1", "VLLM_DO_NOT_TRACK": "1", "VLLM_LOGGING_LEVEL": "ERROR",
-        "TOKENIZERS_PARALLELISM": "false",
-    })
-    sys.path.insert(0, vllm_dir)
-    work = record.setup_workdir([])
-    stubs = record.maybe_stub_torchvision(work)
-    if stubs:
-        os.environ["PYTHONPATH"] += os.pathsep + stubs
-        sys.path.insert(1, stubs)
-    os.chdir(work)
+    work = record.prepare_oracle(vllm_dir, [])
     import logging
 
     logging.disable(logging.WARNING)

@@ -435,6 +435,33 @@ def parsed_from_config(cfg: Any) -> dict[str, Any]:
     return out
 
 
+def prepare_oracle(vllm_dir: str, launches: list, *, verbose: bool = False) -> str:
+    """Set the process up to import the vLLM at ``vllm_dir`` offline; return the work directory.
+
+    Clears VLLM_* variables, forbids hub access, puts the release first on the path,
+    makes the tiny model directories (and a torchvision stand-in when needed) and
+    changes into them.  check_fixes.py uses the same set-up.
+    """
+    for k in [k for k in os.environ if k.startswith("VLLM_")]:
+        del os.environ[k]
+    os.environ["PYTHONPATH"] = vllm_dir + (
+        os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+    os.environ.update({
+        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+        "VLLM_NO_USAGE_STATS": "1", "VLLM_DO_NOT_TRACK": "1",
+        "VLLM_LOGGING_LEVEL": "DEBUG" if verbose else "ERROR",
+        "TOKENIZERS_PARALLELISM": "false",
+    })
+    sys.path.insert(0, vllm_dir)
+    work = setup_workdir(launches)
+    stubs = maybe_stub_torchvision(work)
+    if stubs:
+        os.environ["PYTHONPATH"] += os.pathsep + stubs
+        sys.path.insert(1, stubs)
+    os.chdir(work)
+    return work
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -482,23 +509,7 @@ def main() -> int:
         launches = launches[: args.limit]
 
     # environment before vllm is imported
-    for k in [k for k in os.environ if k.startswith("VLLM_")]:
-        del os.environ[k]
-    os.environ["PYTHONPATH"] = vllm_dir + (
-        os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
-    os.environ.update({
-        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-        "VLLM_NO_USAGE_STATS": "1", "VLLM_DO_NOT_TRACK": "1",
-        "VLLM_LOGGING_LEVEL": "DEBUG" if args.verbose else "ERROR",
-        "TOKENIZERS_PARALLELISM": "false",
-    })
-    sys.path.insert(0, vllm_dir)
-    work = setup_workdir(launches)
-    stubs = maybe_stub_torchvision(work)
-    if stubs:
-        os.environ["PYTHONPATH"] += os.pathsep + stubs
-        sys.path.insert(1, stubs)
-    os.chdir(work)
+    work = prepare_oracle(vllm_dir, launches, verbose=args.verbose)
     if not args.verbose:
         logging.disable(logging.WARNING)
 
@@ -511,7 +522,7 @@ def main() -> int:
     oracle = Oracle(args.release, cpu_hook=args.cpu_hook)
     print(f"[{args.release}] vllm {getattr(vllm, '__version__', '?')} imported in "
           f"{time.time() - t0:.1f}s; HAS_TRITON patched in {oracle.triton_patched}; "
-          f"{len(launches)} launches; cwd {work}; torchvision stub: {bool(stubs)}", file=sys.stderr)
+          f"{len(launches)} launches; cwd {work}", file=sys.stderr)
 
     os.makedirs(os.path.dirname(out_path), exist_ok=True)
     counts: dict[str, int] = {}
