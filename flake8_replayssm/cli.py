@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from . import __version__, report
-from .config import PLATFORMS, ConfigError, LintConfig, project_config, split_codes
+from .config import EXTRA_ARGS_MODES, PLATFORMS, ConfigError, LintConfig, project_config, split_codes
 from .lint import TRIGGER_NEEDLES, FileResult, detect_kind, lint_text
 from .model import Finding
 from .rules import BY_CODE, RULES
@@ -110,7 +110,7 @@ def _overrides(ns: argparse.Namespace) -> dict[str, object]:
         raise ConfigError(f"--platform must be one of {', '.join(PLATFORMS)}")
     return {"vllm_version": ns.vllm_version, "platform": ns.platform,
             "select": split_codes(ns.select) or None, "ignore": split_codes(ns.ignore),
-            "enable": split_codes(ns.enable)}
+            "enable": split_codes(ns.enable), "extra_args": ns.extra_args}
 
 
 def config_for(path: str, overrides: dict[str, object]) -> LintConfig:
@@ -137,7 +137,7 @@ def _merge(base: LintConfig, overrides: dict[str, object]) -> LintConfig:
     enable = base.enable + tuple(overrides["enable"])  # type: ignore[arg-type]
     source = "--vllm-version" if overrides["vllm_version"] else None
     return base.merged(vllm_version=overrides["vllm_version"], vllm_version_source=source,
-                       platform=overrides["platform"],
+                       platform=overrides["platform"], extra_args=overrides["extra_args"],
                        select=overrides["select"], ignore=ignore or None, enable=enable or None)
 
 
@@ -225,6 +225,9 @@ def _add_target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--select", help="comma-separated codes or prefixes to report (default: RSM)")
     p.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
     p.add_argument("--enable", help="off-by-default codes to turn on (RSM201)")
+    p.add_argument("--extra-args", choices=EXTRA_ARGS_MODES,
+                   help="unseen extra arguments (\"$@\", $EXTRA_ARGS, **kwargs): 'closed' (default) assumes "
+                        "they add no ReplaySSM option; 'open' reports nothing that depends on them")
     p.add_argument("--exclude", default="", help="comma-separated globs of paths to skip")
     p.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
 

@@ -20,6 +20,10 @@ else:  # pragma: no cover
 #: codes that only run when enabled (speculative: a finding about what we cannot see)
 OFF_BY_DEFAULT = frozenset({"RSM201"})
 PLATFORMS = ("cuda", "rocm", "xpu")
+#: how arguments the linter cannot see (``"$@"``, ``$EXTRA_ARGS``, ``**kwargs``) are read:
+#: "closed" assumes they add nothing that changes the verdict (DESIGN.md, "judge what is
+#: written"); "open" assumes they may hold any option, so no finding depends on them
+EXTRA_ARGS_MODES = ("closed", "open")
 
 
 class ConfigError(Exception):
@@ -39,6 +43,8 @@ class LintConfig:
     model_dirs: tuple[Path, ...] = ()
     #: where the project's pins are looked up (pyproject, requirements, locks)
     project_root: Path | None = None
+    #: "closed" or "open": see EXTRA_ARGS_MODES
+    extra_args: str = "closed"
 
     def is_enabled(self, code: str) -> bool:
         """flake8-like: the longest matching prefix of select/ignore wins."""
@@ -89,6 +95,9 @@ def config_from_table(table: Mapping[str, Any], root: Path) -> LintConfig:
         raise ConfigError("extra-models must map model ids (or globs) to architecture names")
     dirs = get("model-dirs", "model_dirs") or []
     version = get("vllm-version", "vllm_version")
+    extra_args = get("extra-args", "extra_args") or "closed"
+    if extra_args not in EXTRA_ARGS_MODES:
+        raise ConfigError(f"extra-args must be one of {', '.join(EXTRA_ARGS_MODES)}, not {extra_args!r}")
     return LintConfig(
         vllm_version=str(version) if version is not None else None,
         vllm_version_source=f"vllm-version in {root / 'pyproject.toml'}",
@@ -99,6 +108,7 @@ def config_from_table(table: Mapping[str, Any], root: Path) -> LintConfig:
         extra_models=dict(extra),
         model_dirs=tuple((root / d) for d in dirs),
         project_root=root,
+        extra_args=extra_args,
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterator, Sequence
 
 from . import __version__
-from .config import PLATFORMS, ConfigError, LintConfig, project_config, split_codes
+from .config import EXTRA_ARGS_MODES, PLATFORMS, ConfigError, LintConfig, project_config, split_codes
 
 
 class Plugin:
@@ -38,6 +38,10 @@ class Plugin:
         manager.add_option("--replayssm-enable", parse_from_config=True, default=None,
                            comma_separated_list=True,
                            help="off-by-default codes to turn on, e.g. RSM201")
+        manager.add_option("--replayssm-extra-args", parse_from_config=True, default=None,
+                           choices=EXTRA_ARGS_MODES,
+                           help="unseen extra arguments: 'closed' (default) assumes they add no "
+                                "ReplaySSM option; 'open' reports nothing that depends on them")
         manager.add_option("--replayssm-extra-models", parse_from_config=True, default=None,
                            comma_separated_list=True,
                            help="extra model=Architecture pairs, e.g. org/my-nano=NemotronHForCausalLM")
@@ -57,6 +61,7 @@ class Plugin:
             "platform": getattr(options, "replayssm_platform", None),
             "enable": getattr(options, "replayssm_enable", None),
             "extra_models": getattr(options, "replayssm_extra_models", None),
+            "extra_args": getattr(options, "replayssm_extra_args", None),
         }
 
     def config(self) -> LintConfig:
@@ -76,6 +81,7 @@ class Plugin:
             vllm_version=opts.get("vllm_version"),
             vllm_version_source="--replayssm-vllm-version" if opts.get("vllm_version") else None,
             platform=opts.get("platform"),
+            extra_args=opts.get("extra_args"),
             enable=(base.enable + split_codes(opts.get("enable"))) or None,
             extra_models=extra,
             # flake8 does its own selection; report every code we compute

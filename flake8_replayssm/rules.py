@@ -31,6 +31,9 @@ class Rule:
     valid: tuple[Example, ...]
     default_enabled: bool = True
     known_problems: str = ""
+    #: "error" (vLLM refuses the launch), "warning" (it starts, but not as written) or
+    #: "note" (something the linter could not see); text, SARIF, GitHub and LSP use it
+    severity: str = "error"
     extra: dict[str, str] = field(default_factory=dict)
 
     def doc(self) -> str:
@@ -182,6 +185,7 @@ RULES: tuple[Rule, ...] = (
         "Safe: it makes vLLM read the file the launch names.",
         (Example("vllm serve --config=serve.yaml --port 8000\n"),),
         (Example("vllm serve --port 8000\n"),),
+        severity="warning",
     ),
     Rule(
         "RSM102", "serve-yaml-false-dropped",
@@ -195,6 +199,7 @@ RULES: tuple[Rule, ...] = (
                  "enable-prefix-caching: false\n", kind="yaml"),),
         (Example(f"model: {NANO}\nuse-replayssm: true\nmamba-backend: flashinfer\n"
                  "disable-prefix-caching: true\n", kind="yaml"),),
+        severity="warning",
     ),
     Rule(
         "RSM103", "api-server-positional-model",
@@ -206,6 +211,7 @@ RULES: tuple[Rule, ...] = (
         "Safe.",
         (Example(f"python -m vllm.entrypoints.openai.api_server {NANO} --port 8000\n"),),
         (Example(f"python -m vllm.entrypoints.openai.api_server --model {NANO} --port 8000\n"),),
+        severity="warning",
     ),
     Rule(
         "RSM104", "option-not-in-release",
@@ -226,6 +232,7 @@ RULES: tuple[Rule, ...] = (
         "Safe: the flag does nothing on 0.33.",
         (Example(f"{V1}vllm serve {NANO} --use-replayssm --mamba-cache-mode align\n"),),
         (Example(f"{V1}vllm serve {NANO} --use-replayssm\n"),),
+        severity="warning",
     ),
     Rule(
         "RSM106", "invalid-option-form",
@@ -248,7 +255,14 @@ RULES: tuple[Rule, ...] = (
         (Example(f"{V1}vllm serve \"$MODEL\" --use-replayssm\n"),),
         (Example(f"{V1}vllm serve {NANO} --use-replayssm\n"),),
         default_enabled=False,
+        severity="note",
     ),
 )
 
 BY_CODE = {rule.code: rule for rule in RULES}
+
+
+def severity(code: str) -> str:
+    """The severity of ``code`` ("error", "warning" or "note"); unknown codes are errors."""
+    rule = BY_CODE.get(code)
+    return rule.severity if rule is not None else "error"
