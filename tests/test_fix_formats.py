@@ -24,7 +24,7 @@ from flake8_replayssm.fix.codemod import fix_text
 from flake8_replayssm.fix.notebook import locate_sources, render_source
 from flake8_replayssm.lint import detect_kind, lint_text
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fix"
+FIXTURES = Path(__file__).resolve().parent / "fix_pairs"
 M = "nvidia/Nemotron-H-8B-Base-8K"
 PAIR = re.compile(r"(?P<name>.+)\.(?P<release>\d+\.\d+\.\d+)(?P<unsafe>\.unsafe)?\.before\.(?P<ext>\w+)$")
 #: a changed line must hold one of these (the launch's words, or the environment it gets)
@@ -77,7 +77,7 @@ def check_golden(before: str, expected: str, version: str, kind: str, *, unsafe:
 
 
 # ---------------------------------------------------------------------------
-# golden fixture pairs: fixtures/fix/NAME.RELEASE[.unsafe].before.EXT -> .after.EXT
+# golden fixture pairs: tests/fix_pairs/NAME.RELEASE[.unsafe].before.EXT -> .after.EXT
 # ---------------------------------------------------------------------------
 
 #: findings a fixed fixture still has, and why
