@@ -17,8 +17,10 @@ from typing import Callable
 
 from .config import LintConfig
 from .engine import Verdict, judge
+from .files import confined_to
 from .model import Command, Finding, Launch, Span
 from .noqa import suppressed
+from .unchecked import NotChecked, not_followed, note, recording
 
 #: a text must contain one of these to hold anything we report (plain substring
 #: tests: much faster than a regular expression over every file of a large tree)
@@ -94,21 +96,21 @@ def _dockerfile(text: str, base_dir: str | None) -> list[Command]:
 
 
 def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
-    return _python_launches_or_none(text, base_dir) or []
-
-
-def _python_launches_or_none(text: str, base_dir: str | None) -> list[Launch] | None:
-    """The launches of a Python text; None when libcst cannot parse it."""
+    """The launches of a Python text; :class:`NotChecked` when it cannot be parsed (safely)."""
     from .frontends.python_screen import might_launch
+    from .guard import check_python, python_parse_failure
 
     if not might_launch(text):
         return []
+    ast_error = check_python(text)  # before libcst, which must never see some texts
     from .frontends.python import launches_in_python
 
     try:
         return launches_in_python(text, base_dir=base_dir)
-    except Exception:  # libcst cannot parse it (syntax error, newer grammar): no findings
-        return None
+    except RecursionError:
+        raise NotChecked("too deeply nested to parse safely") from None
+    except Exception as exc:  # libcst cannot parse it either
+        raise python_parse_failure(ast_error, exc) from None
 
 
 def _commands_to_launches(commands: list[Command]) -> list[Launch]:
@@ -120,6 +122,9 @@ def _commands_to_launches(commands: list[Command]) -> list[Launch]:
 def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
     from .argv import launch_from_serve_config
     from .frontends import yaml_manifests
+    from .guard import check_yaml
+
+    check_yaml(text)
 
     if yaml_manifests.is_serve_config(text):
         launch = launch_from_serve_config(text, base_dir=base_dir)
@@ -129,7 +134,9 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[La
 
 def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
     from .frontends import notebook
+    from .guard import check_notebook
 
+    check_notebook(text)
     launches = _commands_to_launches(notebook.commands_in_notebook(text, path=path, base_dir=base_dir))
     cells = notebook.python_cells_of_notebook(text)
     if not has_trigger("".join(source for _, source in cells), "python"):
@@ -139,12 +146,16 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
     for cell, source in cells:
         starts.append((joined.count("\n"), cell))
         joined += source if source.endswith("\n") or not source else source + "\n"
-    together = _python_launches_or_none(joined, base_dir)
-    if together is not None:
-        return launches + [_to_cells(launch, starts) for launch in together]
+    try:
+        return launches + [_to_cells(launch, starts) for launch in _python_launches(joined, base_dir)]
+    except NotChecked:
+        pass
     for cell, source in cells:  # a broken cell: judge the others on their own
         if has_trigger(source, "python"):
-            launches += [_in_cell(launch, cell) for launch in _python_launches(source, base_dir)]
+            try:
+                launches += [_in_cell(launch, cell) for launch in _python_launches(source, base_dir)]
+            except NotChecked as exc:
+                not_followed(Span(exc.line, exc.col, exc.line, exc.col, cell=cell), exc.reason)
     return launches
 
 
@@ -154,7 +165,14 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
     launches = _commands_to_launches(markdown.commands_in_markdown(text, path=path, base_dir=base_dir))
     for first_line, source in markdown.python_blocks_of_markdown(text):
         if has_trigger(source, "python"):
-            launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
+            try:
+                launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
+            except NotChecked as exc:
+                line = exc.line + first_line - 1
+                if exc.kind == "syntax":  # a fence in prose is often an excerpt, not a program
+                    note(f"{path or '-'}:{line}: Python block not checked: {exc.reason}")
+                else:
+                    not_followed(Span(line, exc.col, line, exc.col), exc.reason)
     return launches
 
 
@@ -221,6 +239,10 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
     if kind == "python":
         return _python_launches(text, base_dir)
     if kind == "shell":
+        from .guard import shell_syntax_errors
+
+        for problem in shell_syntax_errors(text, TRIGGER_NEEDLES):
+            not_followed(Span(problem.line, problem.col, problem.line, problem.col), problem.reason)
         return _commands_to_launches(_shell(text, base_dir))
     if kind == "makefile":
         return _commands_to_launches(_makefile(text, base_dir))
@@ -236,28 +258,43 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
 
 
 def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None) -> FileResult:
-    """Findings for one text, ``# noqa`` applied as flake8 does (not inside notebooks)."""
+    """Findings for one text, ``# noqa`` applied as flake8 does (not inside notebooks).
+
+    What could not be checked is reported as RSM900 (:mod:`.unchecked`): the whole
+    text, or the parts a frontend did not follow.  ``--config`` files named in
+    the text are read only inside the project (:func:`.files.confined_to`).
+    """
     if not has_trigger(text, kind):
         return FileResult([], [])
-    verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
+    root = str(config.project_root) if config.project_root is not None else \
+        (os.path.dirname(os.path.abspath(path)) if path else None)
+    whole: NotChecked | None = None
+    with recording() as record, confined_to(root):
+        try:
+            verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
+        except NotChecked as exc:
+            verdicts, whole = [], exc
+        except RecursionError:
+            verdicts, whole = [], NotChecked("too deeply nested to check safely")
     findings: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
     lines = text.splitlines()
-    for verdict in verdicts:
-        for finding in verdict.findings:
-            key = (finding.span, finding.code)
-            if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
-                continue
-            seen.add(key)
-            where = finding.span.source or path or ""
-            if kind != "notebook" and finding.span.source is None \
-                    and suppressed(lines, finding.span.line, finding.code):
-                continue
-            findings.append(finding.with_path(where))
+    unchecked = record.findings() + ([whole.finding()] if whole is not None else [])
+    for finding in [f for v in verdicts for f in v.findings] + \
+            [f for f in unchecked if config.is_enabled(f.code)]:
+        key = (finding.span, finding.code)
+        if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
+            continue
+        seen.add(key)
+        where = finding.span.source or path or ""
+        if kind != "notebook" and finding.span.source is None \
+                and suppressed(lines, finding.span.line, finding.code):
+            continue
+        findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
              f"vLLM {v.target.release.version} ({v.target.reason}); model: {v.model_detail}"
-             for v in verdicts]
+             for v in verdicts] + record.notes
     return FileResult(verdicts, findings, notes=notes)
 
 

@@ -257,6 +257,22 @@ RULES: tuple[Rule, ...] = (
         default_enabled=False,
         severity="note",
     ),
+    Rule(
+        "RSM900", "not-checked",
+        "Reports a file, or part of one, that could not be checked, with the reason: it does not "
+        "parse (with the parser's line, like flake8's E999 and shellcheck's parse errors), it is "
+        "too large, not a regular file (a FIFO, a device), unreadable or binary, it nests deeper "
+        "than the parsers can safely follow, or a bound kept the linter from following part of a "
+        "launch (that part is then judged as unknown). Under flake8, Python syntax errors are "
+        "left to flake8's own E999.",
+        "A launch the linter cannot read is a launch nobody checked: without this report a CI run "
+        "would pass in silence on exactly the files that could not be checked.",
+        "Fix the syntax error, split the file, or exclude it (`--exclude`); `--ignore RSM900` "
+        "accepts unchecked files knowingly.",
+        "No automatic fix.",
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm --served-model-name \"nano\n"),),
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm --served-model-name \"nano\"\n"),),
+    ),
 )
 
 BY_CODE = {rule.code: rule for rule in RULES}
