@@ -257,8 +257,9 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
     raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 
-def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None) -> FileResult:
-    """Findings for one text, ``# noqa`` applied as flake8 does (not inside notebooks).
+def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None,
+              noqa: bool = True) -> FileResult:
+    """Findings for one text, ``# noqa`` applied as flake8 does (unless ``noqa`` is False).
 
     What could not be checked is reported as RSM900 (:mod:`.unchecked`): the whole
     text, or the parts a frontend did not follow.  ``--config`` files named in
@@ -287,7 +288,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
             continue
         seen.add(key)
         where = finding.span.source or path or ""
-        if kind != "notebook" and finding.span.source is None \
+        if noqa and kind != "notebook" and finding.span.source is None \
                 and suppressed(lines, finding.span.line, finding.code):
             continue
         findings.append(finding.with_path(where))

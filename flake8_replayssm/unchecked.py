@@ -37,16 +37,17 @@ class NotChecked(Exception):
     keeps the linter alive was hit) or ``"file"`` (the file could not be read).
     """
 
-    def __init__(self, reason: str, line: int = 1, col: int = 0, *, kind: str = "bound") -> None:
+    def __init__(self, reason: str, line: int = 1, col: int = 0, *, kind: str = "bound", path: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.path = path
         self.line = max(line, 1)
         self.col = max(col, 0)
         self.kind = kind
 
     def finding(self, path: str = "", cell: int | None = None) -> Finding:
         span = Span(self.line, self.col, self.line, self.col, cell=cell)
-        return Finding(span, CODE, f"{self.reason}: the launches in this file were not checked", path)
+        return Finding(span, CODE, f"{self.reason}: the launches in this file were not checked", path or self.path)
 
 
 @dataclass

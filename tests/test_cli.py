@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,7 +56,19 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
+SUMMARY = re.compile(r"(No findings|Found \d+ findings?) .*\.\n\Z")
+
+
 def run(capsys, *args: str) -> tuple[int, str, str]:
+    """Exit code, findings output (text output's closing count line removed), stderr."""
+    code, out, err = run_raw(capsys, *args)
+    lines = out.splitlines(keepends=True)
+    if lines and SUMMARY.match(lines[-1]):
+        out = "".join(lines[:-1])
+    return code, out, err
+
+
+def run_raw(capsys, *args: str) -> tuple[int, str, str]:
     code = cli.main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
@@ -169,7 +182,7 @@ def test_text_format(project, capsys):
     assert code == 1
     col = replayssm_column(FALCON_SRC, 2)
     assert out.splitlines() == [out.splitlines()[0]]
-    assert out.startswith(f"falcon.py:2:{col}: RSM001 --use-replayssm is only supported for Nemotron-H")
+    assert out.startswith(f"falcon.py:2:{col}: RSM001 error: --use-replayssm is only supported for Nemotron-H")
     assert "FalconH1ForCausalLM" in out and "[vLLM 0.28.0]" in out
 
 
@@ -788,7 +801,7 @@ def test_console_script(tmp_path):
         ("./falcon.py", 2, replayssm_column(FALCON_SRC, 2), "RSM001")]
     clean = subprocess.run([console_script(), "check", "--vllm-version", "0.28.0", "ok.py"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert (clean.returncode, clean.stdout) == (0, "")
+    assert (clean.returncode, clean.stdout) == (0, "No findings (1 file checked).\n")
     bad = subprocess.run([console_script(), "check", "--vllm-version", "0.26.0", "ok.py"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2

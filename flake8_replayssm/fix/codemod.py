@@ -1174,20 +1174,16 @@ class ReplaySSMFixCommand(VisitorBasedCodemodCommand):  # type: ignore[misc,vali
                                 help="also apply unsafe fixes")
 
     def transform_module_impl(self, tree: "_cst.Module") -> "_cst.Module":
-        from ..config import project_config
+        from ..config import ConfigError
+        from ..project import command_line_overrides, settings_for
 
         path = self.context.filename
-        base = LintConfig()
         try:
-            import os
-            from pathlib import Path
-
-            base = project_config(Path(os.path.dirname(os.path.abspath(path)) if path else "."))
-        except Exception:
-            pass
-        config = base.merged(vllm_version=self.vllm_version)
-        code = tree.code
-        outcome = fix_text(code, "python", config, path=path, unsafe=self.unsafe)
+            config = settings_for(path, command_line_overrides({"vllm-version": self.vllm_version}))
+        except ConfigError as exc:
+            self.warn(str(exc))
+            return tree
+        outcome = fix_text(tree.code, "python", config, path=path, unsafe=self.unsafe)
         if outcome.error is not None:
             self.warn(outcome.error)
         if not outcome.changed:
