@@ -72,9 +72,6 @@ def split_codes(value: str | Iterable[str] | None) -> tuple[str, ...]:
 # that completes "<file>: <key> = <value>: ...".
 
 def _text(value: Any) -> str:
-    if isinstance(value, float):
-        raise ValueError(f"a TOML number loses its digits ({value!r}); quote the version: \"{value}\" "
-                         "(e.g. vllm-version = \"0.30.0\")")
     if not isinstance(value, str):
         raise ValueError(f"expected a string, not {type(value).__name__}")
     return value.strip()
@@ -83,6 +80,9 @@ def _text(value: Any) -> str:
 def _version(value: Any, root: Path) -> str:
     from .knowledge import is_version
 
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ValueError("a TOML number, not text (0.30 would read as 0.3): quote it, "
+                         "e.g. vllm-version = \"0.30.0\"")
     text = _text(value)
     if not is_version(text):
         raise ValueError("not a vLLM version (expected e.g. 0.33.0)")

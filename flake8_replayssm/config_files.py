@@ -16,9 +16,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from .files import MAX_SETTINGS_BYTES, inside_project, read_bounded
 from .model import Setting, Span, Word
-
-MAX_CONFIG_BYTES = 1_000_000
+from .unchecked import NotChecked, note
 
 
 @dataclass
@@ -75,13 +75,22 @@ def config_args_from_text(text: str, source: str | None = None) -> ConfigArgs | 
 
 
 def read_config_file(path: str, base_dir: str | None) -> ConfigArgs | None:
-    """Read ``--config PATH`` relative to ``base_dir``; None when it cannot be read."""
+    """Read ``--config PATH`` relative to ``base_dir``; None when it cannot or may not be read.
+
+    The path is written inside a linted file, by whoever wrote that file: it is read
+    only inside the project (:func:`flake8_replayssm.files.inside_project`), only if it
+    is a regular file, and only up to a size bound.  Otherwise the launch is judged
+    with the file unknown, and ``--verbose`` says why.
+    """
     full = path if os.path.isabs(path) or base_dir is None else os.path.join(base_dir, path)
+    if not os.path.lexists(full):
+        return None  # a path on the serving machine (an image, a volume): nothing to say
+    if not inside_project(full):
+        note(f"--config {path}: outside the project, not read; the launch is judged with its options unknown")
+        return None
     try:
-        if os.path.getsize(full) > MAX_CONFIG_BYTES:
-            return None
-        with open(full, "rb") as fh:
-            text = fh.read().decode("utf-8", errors="replace")
-    except OSError:
+        text = read_bounded(full, MAX_SETTINGS_BYTES).decode("utf-8", errors="replace")
+    except NotChecked as exc:
+        note(f"--config {path}: {exc.reason}, not read; the launch is judged with its options unknown")
         return None
     return config_args_from_text(text, source=full)

@@ -294,9 +294,22 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
         findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-             f"vLLM {v.target.release.version} ({v.target.reason}); model: {v.model_detail}"
-             for v in verdicts] + record.notes
+             f"vLLM {v.target.release.version} ({v.target.reason}); {_model_note(v, config)}"
+             for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
     return FileResult(verdicts, findings, notes=notes)
+
+
+def _model_note(verdict: Verdict, config: LintConfig) -> str:
+    """The model and the architecture it resolved to, for ``--verbose``."""
+    from .knowledge import knowledge
+    from .validator import model_verdict
+
+    model = model_verdict(verdict.launch, knowledge(), extra_models=config.extra_models,
+                          model_dirs=config.model_dirs)
+    if not model.resolved:
+        return f"model: unresolved ({verdict.model_detail})"
+    return f"model: {model.model or 'as configured'} -> architecture {model.architectures[0]} " \
+           f"({verdict.model_detail})"
 
 
 def check_source(text: str, kind: str = "python", *, vllm_version: str | None = None,

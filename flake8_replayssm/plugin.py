@@ -30,9 +30,22 @@ def _option_type(key: str) -> Callable[[str], Any]:
         try:
             return check_value(key, text, Path.cwd())
         except ValueError as exc:
-            raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+            raise argparse.ArgumentTypeError(f"{text!r}: {exc}{_written_in(key, text)}") from None
     convert.__name__ = key  # argparse names the type in some messages
     return convert
+
+
+def _written_in(key: str, text: str) -> str:
+    """`` (in setup.cfg)`` when flake8's config file is where the bad value was written."""
+    from .project import flake8_ini, ini_table
+
+    try:
+        ini = flake8_ini(Path.cwd())
+        if ini is not None and (ini_table(ini) or {}).get(key, "").strip() == text.strip():
+            return f" (in {ini})"
+    except ConfigError:
+        pass
+    return ""
 
 
 class Plugin:
@@ -86,8 +99,9 @@ class Plugin:
         try:
             # flake8 applies `# noqa` itself (and honours its --disable-noqa)
             findings = lint_text(text, "python", self.config(), path=self.filename, noqa=False).findings
-        except ConfigError:
-            raise  # flake8 stops with this one-line message: never a silently switched-off plugin
+        except ConfigError as exc:  # this file's project has a bad setting: never a silently idle plugin
+            yield 1, 0, f"RSM900 invalid settings ({exc}): the launches in this file were not checked", type(self)
+            return
         except Exception as exc:  # a bug of ours: say so on the file, never break the flake8 run
             yield 1, 0, f"RSM900 internal error of flake8-replayssm ({type(exc).__name__}: {exc}): " \
                         "the launches in this file were not checked", type(self)

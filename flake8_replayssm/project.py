@@ -114,11 +114,16 @@ def _ini_file(folder: Path, root: Path) -> Path | None:
     for directory in [folder, *folder.parents]:
         for name in INI_FILES:
             candidate = directory / name
-            if os.path.isfile(candidate) and "[flake8]" in _read_settings_file(candidate):
+            if os.path.lexists(candidate) and "[flake8]" in _read_settings_file(candidate):
                 return candidate
         if directory == root:
             break
     return None
+
+
+def flake8_ini(folder: Path) -> Path | None:
+    """The flake8 settings file for ``folder`` (up to its project root), if any."""
+    return _ini_file(folder, find_project_root(folder))
 
 
 def _signature(*paths: Path | None) -> tuple[tuple[str, int, int], ...]:
@@ -152,7 +157,7 @@ def _project_fields(root: Path, ini: Path | None, signature: tuple[Any, ...]) ->
     """The settings of a project's files (pyproject, then INI over it); cached per file versions."""
     fields: dict[str, Any] = {}
     pyproject = root / "pyproject.toml"
-    if os.path.isfile(pyproject):
+    if os.path.lexists(pyproject):  # not only regular files: a FIFO here is an error, not a hang
         table = pyproject_table(pyproject)
         read = read_settings(table, f"{pyproject} [tool.flake8-replayssm]", root)
         if "vllm_version" in read:

@@ -16,7 +16,9 @@ from importlib import metadata
 from pathlib import Path
 
 from .config import ConfigError, LintConfig
+from .files import MAX_SOURCE_BYTES, read_bounded
 from .knowledge import Knowledge, Release, is_version, normalize_version, version_key
+from .unchecked import NotChecked
 
 _PIN = re.compile(r"""(?ix)
     (?:^|[\s"'\[,])vllm\s*(?:\[[^\]]*\])?\s*(?:===?|~=)\s*v?(\d+\.\d+(?:\.\d+)?)""")
@@ -64,9 +66,9 @@ def project_pin(root: Path | None) -> tuple[str, str] | None:
     found: dict[str, str] = {}
     for name in PIN_FILES:
         path = root / name
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")[:2_000_000]
-        except OSError:
+        try:  # regular files only, bounded: a FIFO or /dev/zero named like a pin file is skipped
+            text = read_bounded(str(path), MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
+        except NotChecked:
             continue
         for match in list(_PIN.finditer(text)) + list(_LOCK_BLOCK.finditer(text)):
             found.setdefault(normalize_version(match.group(1)), name)
