@@ -176,8 +176,12 @@ def is_inside(path: str, root: str) -> bool:
 
 
 @contextlib.contextmanager
-def confined_to(root: str | None) -> Iterator[None]:
-    """Files named inside linted text (``--config FILE``) are read only below ``root``."""
+def confined_to(root: str) -> Iterator[None]:
+    """Files named inside linted text (``--config FILE``) are read only below ``root``.
+
+    :func:`flake8_replayssm.lint.lint_text` (every entry point) lints inside this;
+    outside it (a test building a launch by hand) nothing is confined.
+    """
     token = _ROOT.set(root)
     try:
         yield
@@ -188,4 +192,4 @@ def confined_to(root: str | None) -> Iterator[None]:
 def inside_project(path: str) -> bool:
     """Whether a file named inside a linted text may be read (see :func:`confined_to`)."""
     root = _ROOT.get()
-    return is_inside(path, root if root is not None else os.getcwd())
+    return root is None or is_inside(path, root)

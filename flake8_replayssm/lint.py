@@ -268,7 +268,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     if not has_trigger(text, kind):
         return FileResult([], [])
     root = str(config.project_root) if config.project_root is not None else \
-        (os.path.dirname(os.path.abspath(path)) if path else None)
+        (os.path.dirname(os.path.abspath(path)) if path else os.getcwd())
     whole: NotChecked | None = None
     with recording() as record, confined_to(root):
         try:
