@@ -176,7 +176,7 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
     return launches
 
 
-def _move(launch: Launch, change: Callable[[Span], Span]) -> Launch:
+def move_launch(launch: Launch, change: Callable[[Span], Span]) -> Launch:
     """The same launch with every span moved (into a notebook cell, down a Markdown file)."""
     from dataclasses import replace
 
@@ -197,7 +197,7 @@ def _move(launch: Launch, change: Callable[[Span], Span]) -> Launch:
 def _in_cell(launch: Launch, cell: int) -> Launch:
     from dataclasses import replace
 
-    return _move(launch, lambda s: s if s.source else replace(s, cell=cell))
+    return move_launch(launch, lambda s: s if s.source else replace(s, cell=cell))
 
 
 def _to_cells(launch: Launch, starts: list[tuple[int, int]]) -> Launch:
@@ -213,13 +213,13 @@ def _to_cells(launch: Launch, starts: list[tuple[int, int]]) -> Launch:
         offset, cell = starts[max(bisect_right(offsets, span.line - 1) - 1, 0)]
         return replace(span, line=span.line - offset, end_line=span.end_line - offset, cell=cell)
 
-    return _move(launch, change)
+    return move_launch(launch, change)
 
 
 def _shifted(launch: Launch, lines: int) -> Launch:
     from dataclasses import replace
 
-    return _move(launch, lambda s: s if s.source else replace(
+    return move_launch(launch, lambda s: s if s.source else replace(
         s, line=s.line + lines, end_line=s.end_line + lines))
 
 

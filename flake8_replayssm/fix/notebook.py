@@ -67,9 +67,9 @@ def _move_span(span: Span, cell: int) -> Span:
 
 
 def _in_cell_text(verdict: Any, cell: int) -> Any:
-    from ..lint import _move
+    from ..lint import move_launch
 
-    launch = _move(verdict.launch, lambda s: _move_span(s, cell))
+    launch = move_launch(verdict.launch, lambda s: _move_span(s, cell))
     launch.history = [replace(s, span=_move_span(s.span, cell),
                               value_span=_move_span(s.value_span, cell) if s.value_span else None)
                       for s in launch.history]
@@ -107,7 +107,7 @@ def plan_notebook_edits(text: str, config: LintConfig, *, path: str | None = Non
     """Edits of the notebook's JSON text: one replacement of ``source`` per fixed cell."""
     from ..frontends.notebook import python_cells_of_notebook
     from ..lint import lint_text
-    from .codemod import _key, _Planner
+    from .planner import Planner, span_key
 
     result = lint_text(text, "notebook", config, path=path)
     if result.error or not result.findings:
@@ -131,15 +131,15 @@ def plan_notebook_edits(text: str, config: LintConfig, *, path: str | None = Non
             continue
         src = source.value
         py_text = python.get(cell)
-        shell = _Planner(src, "shell", unsafe=unsafe, ipython=True)
-        py = _Planner(py_text, "python", unsafe=unsafe) if py_text is not None else None
+        shell = Planner(src, "shell", unsafe=unsafe, ipython=True)
+        py = Planner(py_text, "python", unsafe=unsafe) if py_text is not None else None
         src_lines, py_lines = src.split("\n"), (py_text or "").split("\n")
         seen: set[tuple[int, int, int, int]] = set()
         for verdict, findings in items:
             moved = _in_cell_text(verdict, cell)
             moved_findings = [replace(f, span=_move_span(f.span, cell)) for f in findings]
             anchor = moved.launch.anchor
-            key = _key(anchor)
+            key = span_key(anchor)
             if key in seen and moved.launch.form == "argv":
                 continue
             seen.add(key)

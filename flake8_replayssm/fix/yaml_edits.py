@@ -557,7 +557,7 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
     The environment cannot be set from such a file, so RSM008 is left alone (and
     with it the pins that come only with a real fix).
     """
-    from .codemod import _backend_to_triton
+    from .messages import backend_to_triton
 
     facts = planner.yaml
     entries = facts.config_entries() if facts is not None else None
@@ -600,7 +600,7 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
                                                                      node.start_mark.column) \
                     and str(node.value).lower() in _TRUE:
                 cfg.set_value(use, "true", "RSM106", raw=True)
-        elif f.code == "RSM004" and planner.unsafe and model_known and _backend_to_triton(f.message):
+        elif f.code == "RSM004" and planner.unsafe and model_known and backend_to_triton(f.message):
             backend = cfg.entry(opts.get("mamba_backend"))
             if backend is not None:
                 cfg.set_value(backend, "triton", "RSM004")
