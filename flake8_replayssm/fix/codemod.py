@@ -64,11 +64,13 @@ installed (black would also reformat the rest of the file).
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import LintConfig
 from .edits import Edit, OverlapError, apply_edits, parse_error
+from .markdown import into_block, onto_document, python_block_of
 from .planner import Planner, span_key
 
 
@@ -107,6 +109,8 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
         return []
     reported = {(f.span, f.code) for f in result.findings}
     planner = Planner(text, kind, unsafe=unsafe)
+    blocks = _python_blocks(text) if kind == "markdown" else []
+    in_blocks: dict[int, Planner] = {}
     seen: set[tuple[int, int, int, int]] = set()
     for verdict in result.verdicts:
         findings = [f for f in verdict.findings if (f.span, f.code) in reported]
@@ -114,9 +118,24 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
         if key in seen and verdict.launch.form == "argv":  # the same command reached twice
             continue
         seen.add(key)
-        planner.plan(verdict, findings)
+        block = python_block_of(blocks, verdict.launch.anchor.line) if blocks else None
+        if block is None:
+            planner.plan(verdict, findings)
+            continue
+        first, source = block  # a Python fence: planned as Python on the block's own text
+        sub = in_blocks.setdefault(first, Planner(source, "python", unsafe=unsafe))
+        sub.plan(*into_block(verdict, findings, first))
+    planned = list(planner.edits)
+    for first, sub in in_blocks.items():
+        moved = onto_document(_first_of_colliding(sub.text, sub.edits), sub.text, first, text)
+        planned += moved or []
+    return _first_of_colliding(text, planned)
+
+
+def _first_of_colliding(text: str, planned: list[Edit]) -> list[Edit]:
+    """The edits in order, leaving out any that collides with one already taken."""
     edits: list[Edit] = []
-    for edit in planner.edits:  # keep the first of two colliding fixes
+    for edit in planned:
         try:
             apply_edits(text, edits + [edit])
         except OverlapError:
@@ -125,16 +144,31 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
     return edits
 
 
+def _python_blocks(text: str) -> list[tuple[int, str]]:
+    from ..frontends.markdown import python_blocks_of_markdown
+
+    return python_blocks_of_markdown(text)
+
+
 #: codes that mean "vLLM refuses to start"; a fix must never add one
 FAILING_CODES = frozenset({"RSM001", "RSM002", "RSM003", "RSM004", "RSM005", "RSM006", "RSM007",
                            "RSM008", "RSM009", "RSM104", "RSM106"})
 
 
-def _refusals(text: str, kind: str, config: LintConfig, path: str | None) -> list[frozenset[str]]:
-    """Per launch, in the order found: the codes that make vLLM refuse to start it."""
+def _lint(text: str, kind: str, config: LintConfig, path: str | None) -> Any:
     from ..lint import lint_text
 
-    result = lint_text(text, kind, config, path=path)  # must not raise
+    return lint_text(text, kind, config, path=path)  # must not raise
+
+
+def _said(result: Any) -> collections.Counter[tuple[str, str]]:
+    """What vLLM would say about each finding, wherever it is (lines move when a fix inserts
+    some; the notes after vLLM's own words change when a pin makes a default explicit)."""
+    return collections.Counter((f.code, f.message.split(" [vLLM ")[0]) for f in result.findings)
+
+
+def _refusals(result: Any) -> list[frozenset[str]]:
+    """Per launch of a lint result, in the order found: the codes that make vLLM refuse to start it."""
     reported = {(f.span, f.code) for f in result.findings}
     out = []
     seen: set[tuple[Any, ...]] = set()
@@ -160,7 +194,9 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
              unsafe: bool = False, rounds: int = 4) -> FixOutcome:
     """``text`` with its fixable findings fixed; never a text that does not parse.
 
-    Rounds repeat until no edit is left (a fix can make the next one visible).
+    Rounds repeat until no edit is left (a fix can make the next one visible), and
+    stop at a round that changes no finding (its edits are dropped: a fix that the
+    next lint does not see would otherwise be added again on every run).
     When a round's result does not parse, that round is dropped and
     :attr:`FixOutcome.error` says why.  The result is the last round whose
     launches vLLM refuses to start are all launches it refused before (a fix may
@@ -168,7 +204,8 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
     left out and :attr:`FixOutcome.notes` says so).
     """
     outcome = FixOutcome(text, text)
-    base = _refusals(text, kind, config, path)
+    first = _lint(text, kind, config, path)
+    base, said = _refusals(first), _said(first)
     current = text
     accepted: tuple[str, int] = (text, 0)
     fixed: list[str] = []
@@ -184,9 +221,13 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
         if problem is not None:
             outcome.error = f"fix not applied: the result would not parse ({problem})"
             break
+        result = _lint(candidate, kind, config, path)
+        if _said(result) == said:  # the round changed text but not one finding: it would repeat forever
+            break
+        said = _said(result)
         fixed += [code for e in edits for code in e.code.split(",") if code]
         current = candidate
-        added = _new_refusals(base, _refusals(candidate, kind, config, path))
+        added = _new_refusals(base, _refusals(result))
         if not added:
             accepted = (current, len(fixed))
     if current != accepted[0]:

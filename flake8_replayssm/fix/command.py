@@ -42,11 +42,14 @@ REPORT_ONLY = frozenset({"RSM003", "RSM005", "RSM007", "RSM009", "RSM201", "RSM9
 #: why a fix that only --unsafe applies is unsafe, per code
 UNSAFE_WHY = {
     "RSM001": "removing --use-replayssm changes the decode kernel the launch asked for",
-    "RSM002": "turning off prefix caching that the launch sets explicitly changes what it does",
+    "RSM002": "turning off prefix caching that the launch turns on explicitly changes what it does",
     "RSM004": "switching the Mamba backend changes kernels and performance",
-    "RSM008": "it changes a setting the launch makes explicitly, or the environment of the whole "
-              "Python process (os.environ)",
+    "RSM006": "turning on prefix caching that the launch turns off explicitly (or dropping the block "
+              "size FlashInfer cannot use) changes what it does",
+    "RSM008": "it changes VLLM_USE_V2_MODEL_RUNNER as the launch sets it, or switches a serve config "
+              "to FlashInfer",
 }
+_ENVIRON_WHY = "setting os.environ changes the environment of the whole Python process"
 
 
 @dataclass
@@ -54,8 +57,9 @@ class FileFix:
     """What fixing one file did and left."""
 
     path: str
-    #: the findings before fixing
+    #: the findings before fixing, and how many of them the fixes removed
     before: list[Finding] = field(default_factory=list)
+    fixed: int = 0
     outcome: FixOutcome | None = None
     #: findings left, each with the reason it was not fixed
     left: list[tuple[Finding, str]] = field(default_factory=list)
@@ -71,11 +75,8 @@ class FileFix:
 
     @property
     def found(self) -> int:
-        return len(self.before)
-
-    @property
-    def fixed(self) -> int:
-        return max(self.found - len(self.left), 0)
+        """Fixed plus left (a fix can uncover a finding vLLM reports only after the first one)."""
+        return self.fixed + len(self.left)
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -91,7 +92,7 @@ def _remaining(text: str, kind: str, config: LintConfig, path: str) -> list[Find
     return lint_text(text, kind, config, path=path).findings
 
 
-def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counter[str], unsafe: bool) -> str:
+def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counter[str]) -> str:
     code = finding.code
     if code in REPORT_ONLY:
         return "no automatic fix for this code"
@@ -99,12 +100,15 @@ def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counte
         return f"it is in {finding.span.source}; fix that file"
     if unsafe_codes[code] > 0:
         unsafe_codes[code] -= 1
+        line = outcome.text.splitlines()[finding.span.line - 1] if finding.span.cell is None \
+            and 0 < finding.span.line <= outcome.text.count("\n") + 1 else ""
+        if code == "RSM008" and "VLLM_USE_V2_MODEL_RUNNER is unset" in finding.message and "use_replayssm" in line:
+            return f"needs --unsafe: {_ENVIRON_WHY}"
         return f"needs --unsafe: {UNSAFE_WHY.get(code, 'the fix changes what the launch does')}"
     if any(code in note for note in outcome.notes):
         return "left out: the fix would make vLLM refuse to start a launch it accepts now"
-    if code == "RSM008" and "VLLM_USE_V2_MODEL_RUNNER" in finding.message and not unsafe:
-        return "no safe edit: the launch's environment is set where the fix cannot see or change it"
-    return "no safe edit for this launch as written (a value from elsewhere, a shared or escaped form)"
+    return "no edit fits this launch as written (a value or environment from elsewhere, or a form " \
+           "that cannot be edited safely)"
 
 
 def fix_file(path: str, config: LintConfig, *, unsafe: bool = False) -> FileFix | None:
@@ -150,8 +154,10 @@ def fix_file(path: str, config: LintConfig, *, unsafe: bool = False) -> FileFix 
                 f.code for f in _remaining(bolder.text, kind, config, path))
         except Exception:
             pass
+    result.fixed = sum((collections.Counter(f.code for f in result.before)
+                        - collections.Counter(f.code for f in left)).values())
     result.unsafe_more = sum(unsafe_codes.values())
-    result.left = [(f, _why(f, outcome, unsafe_codes, unsafe)) for f in left]
+    result.left = [(f, _why(f, outcome, unsafe_codes)) for f in left]
     return result
 
 
@@ -205,7 +211,7 @@ def _refused(result: FileFix, why: str) -> None:
     """A file that could not be written keeps every finding it had, each with that reason."""
     assert result.outcome is not None
     result.left = [(f, f"not written: {why}") for f in result.before]
-    result.unsafe_more = 0
+    result.fixed = result.unsafe_more = 0
     result.outcome = FixOutcome(result.outcome.original, result.outcome.original)
 
 

@@ -29,3 +29,8 @@ def wants_prefix_caching_off(message: str) -> bool:
 def triton_needs_v1(message: str) -> bool:
     """RSM008 "Triton ReplaySSM requires Model Runner V1": the launch must run with the V1 runner."""
     return message.startswith("Triton ReplaySSM requires Model Runner V1")
+
+
+def needs_v2(message: str) -> bool:
+    """RSM008 where vLLM asks for Model Runner V2 (Kimi RecoverSSM with prefix caching)."""
+    return "requires VLLM_USE_V2_MODEL_RUNNER=1" in message

@@ -18,11 +18,12 @@ from typing import Any, Sequence
 from ..engine import Verdict
 from ..model import Finding, Launch, Setting, Span
 from .edits import Edit, LineIndex, OverlapError, apply_edits, newline_of
-from .messages import ENV_RUNNER, backend_to_triton
+from .messages import (ENV_RUNNER, backend_to_triton, needs_v2, triton_needs_v1, wants_align_mode,
+                       wants_prefix_caching_off)
 from .yaml_edits import YamlFacts
 
 #: file kinds where words may be inserted and deleted (elsewhere only replaced)
-STRUCTURAL_KINDS = frozenset({"python", "shell", "makefile", "dockerfile"})
+STRUCTURAL_KINDS = frozenset({"python", "shell", "makefile", "dockerfile", "markdown"})
 _TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
 _PLAIN = re.compile(r"[^\s'\"\\`$]+")
 _PY_STRING = re.compile(r"(?P<prefix>[rRuU]?)(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)\Z", re.DOTALL)
@@ -31,6 +32,8 @@ _CMD_START = re.compile(r"(?:^|[;&|(`{]|\n|\$\()\s*(?:(?:[A-Za-z_][A-Za-z0-9_]*=
 #: what starts a shell command on a notebook line: ``!``, ``!!``, ``x = !``, ``%sx``, ``%system``
 _IPYTHON_SHELL = re.compile(r"^[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)*[ \t]*=[ \t]*)?"
                             r"(?:!!?|%(?:sx|system|sc)\b)")
+#: a shell prompt before a command in a Markdown fence (``$ vllm serve ...``)
+_PROMPT = re.compile(r"^[ \t]*[$%>][ \t]+")
 _DOCKER_START = re.compile(r"(?:^|\n)[ \t]*(?:RUN|CMD|ENTRYPOINT)[ \t]+(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|env)\s+)*\Z",
                            re.IGNORECASE)
 
@@ -56,6 +59,8 @@ class _PyFacts:
     #: statements (start offset of the line, indentation, simple) containing a call func
     statements: list[tuple[int, int, str, bool]] = field(default_factory=list)
     imports_os: bool = False
+    #: where a new top-level ``import os`` line goes (None: nowhere sensible)
+    import_at: int | None = None
     #: key span key -> entry of a dict literal or ``dict(...)``: start, end, container, form, quote
     dict_entries: dict[tuple[int, int, int, int], dict[str, Any]] = field(default_factory=dict)
     #: id of a dict literal / ``dict(...)`` call -> the one name it is assigned to
@@ -215,7 +220,35 @@ def _python_facts(text: str, index: LineIndex) -> _PyFacts | None:
                 facts.argv_calls.append(info)
 
     wrapper.visit(Visitor())
+    facts.import_at = _import_position(module, pos, index)
     return facts
+
+
+def _import_position(module: Any, pos: Any, index: LineIndex) -> int | None:
+    """The start of the line after the module's leading docstring and imports, or of its first
+    statement (after a shebang and header comments); None for an empty module."""
+    import libcst as cst
+
+    after = None
+    for i, stmt in enumerate(module.body):
+        simple = isinstance(stmt, cst.SimpleStatementLine)
+        imports = simple and all(isinstance(part, (cst.Import, cst.ImportFrom)) for part in stmt.body)
+        docstring = simple and i == 0 and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+        if not (imports or docstring):
+            break
+        after = stmt
+    if after is not None:
+        end = pos[after].end
+        offset = index.offset(end.line, end.column)
+        line = index.line_of(offset)
+        if offset == index.starts[line]:
+            return offset
+        return index.starts[line + 1] if line + 1 < len(index.starts) else len(index.text)
+    if not module.body:
+        return None
+    first = pos[module.body[0]].start
+    return index.offset(first.line, 0)
 
 
 # ---------------------------------------------------------------------------
@@ -483,6 +516,10 @@ class Planner:
                 terminator_end = self.index.starts[self.index.line_of(start) + 1] \
                     if self.index.line_of(start) + 1 < len(self.index.starts) else len(text)
                 return line_start, terminator_end
+            if new_end >= line_end:  # the last item on its line: no trailing blank left behind
+                lead = re.search(r"[ \t]+\Z", text[line_start:start])
+                if lead and text[line_start:start].strip():
+                    start = line_start + lead.start()
             return start, new_end
         before = re.search(r",\s*\Z", text[:start])
         if before:
@@ -626,6 +663,10 @@ class Planner:
             if f.code == "RSM106" and "is a stray argument" in f.message:
                 stray = f.span
 
+        rsm103 = next((f for f in findings if f.code == "RSM103"), None)
+        if rsm103 is not None:  # --model MODEL first: every other verdict was for vLLM's default model
+            self.insert_words_before(rsm103.span, ["--model"], "RSM103")
+            return
         if self.unsafe and "RSM001" in codes and use is not None and use.value is True:
             spans = [use.span] + ([stray] if stray is not None else [])
             self.delete_words(spans, "RSM001")
@@ -666,35 +707,76 @@ class Planner:
             elif f.code == "RSM006":
                 block = opts.get("mamba_block_size")
                 backend = opts.get("mamba_backend")
-                if block is not None and "enable_prefix_caching" not in opts and not launch.open_ended \
+                prefix = opts.get("enable_prefix_caching")
+                if block is not None and prefix is None and not launch.open_ended \
                         and not (backend is not None and backend.value == "flashinfer"):
                     self.insert_words_after(block.value_span or block.span, ["--enable-prefix-caching"], "RSM006")
+                elif self.unsafe and block is not None and backend is not None and backend.value == "flashinfer":
+                    self.delete_option(block, "RSM006")  # FlashInfer needs prefix caching off: no use for it
+                elif self.unsafe and prefix is not None and prefix.value is False:  # an explicit "off"
+                    self.switch_flag(prefix, "--enable-prefix-caching", "RSM006")
 
         pins: list[str] = []
-        rsm002 = next((f for f in findings if f.code == "RSM002" and "only in align mode" in f.message), None)
-        if rsm002 is not None:
+        pin_codes: list[str] = []
+        align = next((f for f in findings if f.code == "RSM002" and wants_align_mode(f.message)), None)
+        if align is not None:
             mode = opts.get("mamba_cache_mode")
             if mode is not None:
                 if isinstance(mode.value, str):
                     self.replace_value(mode, "align", "RSM002")
             else:
                 pins += ["--mamba-cache-mode", "align"]
+                pin_codes.append("RSM002")
+        if any(f.code == "RSM002" and wants_prefix_caching_off(f.message) for f in findings):
+            prefix = opts.get("enable_prefix_caching")
+            off = "--disable-prefix-caching" if release.disable_aliases else "--no-enable-prefix-caching"
+            if prefix is None and not launch.open_ended:  # on by default: off is what vLLM requires
+                pins.append(off)
+                pin_codes.append("RSM002")
+            elif prefix is not None and prefix.value is True and self.unsafe:  # on as written
+                self.switch_flag(prefix, off, "RSM002")
         env_fixed = False
-        rsm008 = next((f for f in findings if f.code == "RSM008"
-                       and f.message.startswith("Triton ReplaySSM requires Model Runner V1")), None)
-        if rsm008 is not None and version >= (0, 30) and ENV_RUNNER not in launch.env \
-                and not launch.env_open_ended:
-            if self.add_runner_env(launch):
-                env_fixed = True
-                if not release.cache_mode_deprecated and "mamba_cache_mode" not in opts \
-                        and "--mamba-cache-mode" not in pins:
-                    pins += ["--mamba-cache-mode", "align"]
-        if (pins or env_fixed) and "mamba_backend" not in opts and not launch.open_ended:
+        if any(f.code == "RSM008" and triton_needs_v1(f.message) for f in findings) and version >= (0, 30):
+            runner = launch.env.get(ENV_RUNNER)
+            if runner is None and not launch.env_open_ended:
+                env_fixed = self.add_runner_env(launch)
+            elif runner is not None and self.unsafe:  # VLLM_USE_V2_MODEL_RUNNER=1 as written
+                env_fixed = self.set_env_value(runner, "0", "RSM008")
+            if env_fixed and not release.cache_mode_deprecated and "mamba_cache_mode" not in opts \
+                    and "--mamba-cache-mode" not in pins:
+                pins += ["--mamba-cache-mode", "align"]
+                pin_codes.append("RSM008")
+        runner = launch.env.get(ENV_RUNNER)
+        if any(f.code == "RSM008" and needs_v2(f.message) for f in findings) and self.unsafe \
+                and runner is not None and str(runner.value) == "0":  # V1 pinned as written, V2 required
+            self.set_env_value(runner, "1", "RSM008")
+        if (align is not None and "--mamba-cache-mode" in pins or env_fixed) and "mamba_backend" not in opts \
+                and not launch.open_ended:
             pins += ["--mamba-backend", "triton"]
+            pin_codes.append("RSM008" if env_fixed else "RSM002")
         if pins and use is not None and use.value is True:
             target = stray if stray is not None and self.raw(stray).strip("'\"").lower() not in _TRUE_WORDS \
                 else use.span
-            self.insert_words_after(target, pins, "RSM002" if rsm002 is not None else "RSM008")
+            self.insert_words_after(target, pins, ",".join(dict.fromkeys(pin_codes)))
+
+    def switch_flag(self, setting: Setting, word: str, code: str) -> bool:
+        """Replace a boolean flag written as one word (``--enable-prefix-caching``, ``--x=true``)."""
+        if setting.value_span not in (None, setting.span):
+            return False
+        return self.replace_word(setting.span, word, code)
+
+    def set_env_value(self, setting: Setting, value: str, code: str) -> bool:
+        """An environment variable's value as written (``VAR=1``, ``"VAR": "1"``, ``value: "1"``)."""
+        span = setting.value_span or setting.span
+        if span.cell is not None or span.source is not None:
+            return False
+        start, end = self.offsets(span)
+        raw = self.text[start:end]
+        if raw not in (str(setting.value), f'"{setting.value}"', f"'{setting.value}'") or not raw:
+            return False
+        inner = 1 if raw[0] in "'\"" else 0
+        self.add(start + inner, end - inner, value, code)
+        return True
 
     def delete_option(self, setting: Setting, code: str) -> bool:
         spans = [setting.span]
@@ -814,6 +896,8 @@ class Planner:
         before = self.text[self.index.line_start(start):start]
         if self.ipython:
             before = _IPYTHON_SHELL.sub("", before, count=1)
+        if self.kind == "markdown":
+            before = _PROMPT.sub("", before, count=1)
         words = before.split()
         if not words or not before[-1:].isspace():
             return False
@@ -838,6 +922,8 @@ class Planner:
         before = self.text[self.index.line_start(start):start]
         if self.ipython:
             before = _IPYTHON_SHELL.sub("", before, count=1)
+        if self.kind == "markdown":
+            before = _PROMPT.sub("", before, count=1)
         if self.kind == "dockerfile":
             return _DOCKER_START.search(before) is not None
         if self.kind == "makefile":
@@ -882,31 +968,60 @@ class Planner:
                     self.insert_args_after(block_at.start, block_at.end,
                                            [block_at.item("enable_prefix_caching", True)], "RSM006")
 
-        pins: list[tuple[str, Any]] = []
+        pins: list[tuple[str, Any, str]] = []
         call = self.call_info(launch)
         present = {a["keyword"] for a in call["args"]} if call is not None else set()
-        rsm002 = any(f.code == "RSM002" and "only in align mode" in f.message for f in findings)
-        if rsm002:
+        align = any(f.code == "RSM002" and wants_align_mode(f.message) for f in findings)
+        if align:
             if mode is not None:
                 if isinstance(mode.value, str):
                     self.replace_kwarg_value(mode, "align", "RSM002")
             elif "mamba_cache_mode" not in present:
-                pins.append(("mamba_cache_mode", "align"))
-        rsm008 = any(f.code == "RSM008" and f.message.startswith("Triton ReplaySSM requires Model Runner V1")
-                     for f in findings)
+                pins.append(("mamba_cache_mode", "align", "RSM002"))
+        prefix = opts.get("enable_prefix_caching")
+        if any(f.code == "RSM002" and wants_prefix_caching_off(f.message) for f in findings):
+            if prefix is None and "enable_prefix_caching" not in present and not launch.open_ended:
+                pins.append(("enable_prefix_caching", False, "RSM002"))
+            elif prefix is not None and prefix.value is True and self.unsafe:
+                self.replace_kwarg_literal(prefix, "False", "RSM002")
+        block_at = self.kw_target(opts.get("mamba_block_size"))
+        backend = opts.get("mamba_backend")
+        if "RSM006" in codes and self.unsafe and block_at is not None and backend is not None \
+                and backend.value == "flashinfer":
+            self.delete_arg(block_at.start, block_at.end, "RSM006")  # FlashInfer needs prefix caching off
+        elif "RSM006" in codes and self.unsafe and prefix is not None and prefix.value is False:
+            self.replace_kwarg_literal(prefix, "True", "RSM006")
         env_fixed = False
-        if rsm008 and self.unsafe and version >= (0, 30) and ENV_RUNNER not in launch.env \
-                and not launch.env_open_ended and self.add_environ_line(launch):
-            env_fixed = True
-            if not release.cache_mode_deprecated and "mamba_cache_mode" not in present \
-                    and mode is None and not pins:
-                pins.append(("mamba_cache_mode", "align"))
-        if (pins or env_fixed) and "mamba_backend" not in present and "mamba_backend" not in opts \
-                and not launch.open_ended:
-            pins.append(("mamba_backend", "triton"))
+        if any(f.code == "RSM008" and triton_needs_v1(f.message) for f in findings) and self.unsafe \
+                and version >= (0, 30):
+            runner = launch.env.get(ENV_RUNNER)
+            if runner is None and not launch.env_open_ended:
+                env_fixed = self.add_environ_line(launch)
+            elif runner is not None:  # os.environ[...] = "1" as written
+                env_fixed = self.set_env_value(runner, "0", "RSM008")
+            if env_fixed and not release.cache_mode_deprecated and "mamba_cache_mode" not in present \
+                    and mode is None and not any(name == "mamba_cache_mode" for name, _, _ in pins):
+                pins.append(("mamba_cache_mode", "align", "RSM008"))
+        runner = launch.env.get(ENV_RUNNER)
+        if any(f.code == "RSM008" and needs_v2(f.message) for f in findings) and self.unsafe \
+                and runner is not None and str(runner.value) == "0":  # V1 pinned as written, V2 required
+            self.set_env_value(runner, "1", "RSM008")
+        if (env_fixed or any(name == "mamba_cache_mode" for name, _, _ in pins)) and "mamba_backend" not in present \
+                and "mamba_backend" not in opts and not launch.open_ended:
+            pins.append(("mamba_backend", "triton", "RSM008" if env_fixed else "RSM002"))
         if pins and use_at is not None and use is not None and use.value is True:
-            self.insert_args_after(use_at.start, use_at.end, [use_at.item(n, v) for n, v in pins],
-                                   "RSM002" if rsm002 else "RSM008")
+            self.insert_args_after(use_at.start, use_at.end, [use_at.item(n, v) for n, v, _ in pins],
+                                   ",".join(dict.fromkeys(code for _, _, code in pins)))
+
+    def replace_kwarg_literal(self, setting: Setting, literal: str, code: str) -> bool:
+        """A keyword's ``True``/``False`` value, where the keyword is written (call or dict entry)."""
+        if self.kw_target(setting) is None or setting.value_span is None:
+            return False
+        start, end = self.offsets(setting.value_span)
+        if self.text[start:end] not in ("True", "False"):
+            return False
+        self.add(start, end, literal, code)
+        return True
 
     def kw_target(self, setting: Setting | None) -> _KwTarget | None:
         """Where a keyword is written: in the call (``x=...``) or as an entry of a same-module
@@ -928,8 +1043,9 @@ class Planner:
         return _KwTarget(info["start"], info["end"], info["form"], info["quote"])
 
     def add_environ_line(self, launch: Launch) -> bool:
-        """``os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"`` on its own line before the statement."""
-        if self.py is None or not self.py.imports_os or self.environ_planned:
+        """``os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"`` on its own line before the statement,
+        and ``import os`` after the module's leading imports when the module has none."""
+        if self.py is None or self.environ_planned:
             return False
         start, _ = self.offsets(launch.anchor)
         statement = min((s for s in self.py.statements if s[0] <= start < s[1]),
@@ -938,7 +1054,18 @@ class Planner:
             return False
         s_start, _, indent, _ = statement
         line_start = self.index.line_start(s_start)
-        self.add(line_start, line_start, f'{indent}os.environ["{ENV_RUNNER}"] = "0"{self.newline}', "RSM008")
+        line = f'{indent}os.environ["{ENV_RUNNER}"] = "0"{self.newline}'
+        if not self.py.imports_os:
+            at = self.py.import_at
+            if at is None or at > line_start:
+                return False
+            head = ("" if at == 0 or self.text[at - 1] == "\n" else self.newline) + f"import os{self.newline}"
+            if at == line_start:
+                self.add(at, at, head + line, "RSM008")
+                self.environ_planned = True
+                return True
+            self.add(at, at, head, "RSM008")
+        self.add(line_start, line_start, line, "RSM008")
         self.environ_planned = True  # later launches see it in the next round
         return True
 
