@@ -579,10 +579,10 @@ class _Builder:
         if isinstance(func, cst.Name) and func.value == "dict":
             return any(a.keyword is not None and a.keyword.value == "engine_kwargs" for a in call.args)
         dotted = _dotted(func) or ""
-        origin = self.c.imported.get(dotted, "") if isinstance(func, cst.Name) else dotted
-        head = origin.split(".")[0]
-        return origin.endswith("LLMConfig") and (head == "ray" or head in self.c.module_aliases
-                                                 and self.c.module_aliases[head].startswith("ray"))
+        head, _, rest = dotted.partition(".")
+        base = self.c.imported.get(head) or self.c.module_aliases.get(head) or head
+        origin = f"{base}.{rest}" if rest else base
+        return origin.startswith("ray.") and origin.endswith(".LLMConfig")
 
     def ray_launch(self, at: cst.CSTNode, entries: tuple[dict[str, tuple[cst.CSTNode, cst.BaseExpression]], bool],
                    scope: _Scope, label: str) -> Launch:
@@ -744,9 +744,9 @@ class _Builder:
             text = self.text_of(value, scope, [])
             if text is not None:
                 words.append(_word(text.text, self.span(value)))
-            else:
+            else:  # a number, or a value such as os.environ.get("M", "default")
                 literal = self.value(value, scope)
-                words.append(Word(str(literal) if isinstance(literal, (int, float)) and
+                words.append(Word(str(literal) if isinstance(literal, (str, int, float)) and
                                   not isinstance(literal, bool) else None, self.span(value)))
         return words
 
