@@ -124,7 +124,8 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[La
     if yaml_manifests.is_serve_config(text):
         launch = launch_from_serve_config(text, base_dir=base_dir)
         return [launch] if launch is not None else []
-    return _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir))
+    return _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir)) \
+        + yaml_manifests.ray_launches_in_yaml(text, base_dir=base_dir)
 
 
 def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:

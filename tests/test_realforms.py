@@ -22,8 +22,8 @@ LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
 def found(text: str, kind: str = "shell", release: str = "0.33.0", **config) -> list[tuple[int, str]]:
     cfg = LintConfig(vllm_version=release, **config)
-    return sorted((f.span.line, f.code) for f in check_source(textwrap.dedent(text).lstrip("\n"), kind,
-                                                               config=cfg))
+    findings = check_source(textwrap.dedent(text).lstrip("\n"), kind, config=cfg)
+    return sorted((f.span.line, f.code) for f in findings)
 
 
 def messages(text: str, kind: str = "shell", release: str = "0.33.0", **config) -> dict[str, str]:
@@ -65,7 +65,8 @@ def test_an_empty_default_is_empty_for_extra_arguments_and_unknown_for_a_value()
     (f'from vllm import LLM\ndef run(extra):\n    return LLM("{NANO}", use_replayssm=True, **extra)\n',
      "**extra"),
     (f'from vllm import LLM\ndef run(*a):\n    return LLM("{NANO}", *a, use_replayssm=True)\n', "*a"),
-    (f'import subprocess\ndef run(extra):\n    subprocess.run(["vllm", "serve", "{NANO}", "--use-replayssm"] + extra)\n',
+    (f'import subprocess\ndef run(extra):\n'
+     f'    subprocess.run(["vllm", "serve", "{NANO}", "--use-replayssm"] + extra)\n',
      "extra"),
 ])
 def test_unseen_python_arguments_add_nothing(source, label):
@@ -201,7 +202,8 @@ def test_a_new_container_runs_with_only_its_own_environment(script):
 
 
 def test_docker_e_name_passes_the_callers_value():
-    script = f"export VLLM_USE_V2_MODEL_RUNNER=0\ndocker run -e VLLM_USE_V2_MODEL_RUNNER img:1 vllm serve {NANO} --use-replayssm\n"
+    script = (f"export VLLM_USE_V2_MODEL_RUNNER=0\n"
+              f"docker run -e VLLM_USE_V2_MODEL_RUNNER img:1 vllm serve {NANO} --use-replayssm\n")
     assert found(script) == []
 
 
@@ -225,9 +227,12 @@ def test_another_host_or_a_running_container_has_an_environment_the_file_does_no
 
 # -- Python ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("source", [
-    f'import subprocess\nPORT = 8000\nsubprocess.run(["vllm", "serve", "{NANO}", "--port", str(PORT), "--use-replayssm"])\n',
-    f'import subprocess, sys\nsubprocess.Popen([sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", "{NANO}", "--use-replayssm"])\n',
-    f'import shlex, subprocess\ncmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]\nsubprocess.run(shlex.join(cmd), shell=True)\n',
+    f'import subprocess\nPORT = 8000\n'
+    f'subprocess.run(["vllm", "serve", "{NANO}", "--port", str(PORT), "--use-replayssm"])\n',
+    f'import subprocess, sys\nsubprocess.Popen([sys.executable, "-m", "vllm.entrypoints.openai.api_server",'
+    f' "--model", "{NANO}", "--use-replayssm"])\n',
+    f'import shlex, subprocess\ncmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]\n'
+    'subprocess.run(shlex.join(cmd), shell=True)\n',
     f'import subprocess\nM = "{NANO}"\ncmd = f"vllm serve {{M}} --use-replayssm"\nsubprocess.run(cmd.split())\n',
 ])
 def test_python_argv_forms(source):
@@ -252,7 +257,8 @@ def test_a_config_object_from_elsewhere_is_not_read():
     source = f'''
     from vllm import EngineArgs
     from mylib import KVTransferConfig
-    args = EngineArgs(model="{NANO}", use_replayssm=True, kv_transfer_config=KVTransferConfig(kv_connector="X", kv_role="kv_both"))
+    args = EngineArgs(model="{NANO}", use_replayssm=True,
+                      kv_transfer_config=KVTransferConfig(kv_connector="X", kv_role="kv_both"))
     '''
     assert found(source, "python", "0.29.0") == []
 
@@ -309,8 +315,160 @@ def test_a_serve_config_fence_is_judged_as_a_serve_config():
 
 def test_notebook_markdown_cells_are_judged_like_markdown():
     nb = {"cells": [
-        {"cell_type": "markdown", "source": ["# Serve\n", "\n", "```bash\n", f"vllm serve {NANO} --use-replayssm\n", "```\n"]},
+        {"cell_type": "markdown",
+         "source": ["# Serve\n", "\n", "```bash\n", f"vllm serve {NANO} --use-replayssm\n", "```\n"]},
         {"cell_type": "code", "source": ["print(1)\n"], "outputs": [], "execution_count": None, "metadata": {}},
     ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     [finding] = check_source(json.dumps(nb), "notebook", vllm_version="0.33.0")
     assert (finding.span.cell, finding.span.line, finding.code) == (0, 4, "RSM008")
+
+
+# -- YAML --------------------------------------------------------------------------------------
+def test_helm_template_actions_are_unknown_values_not_a_parse_failure():
+    manifest = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: {{ include "chart.fullname" . }}
+    spec:
+      template:
+        spec:
+          containers:
+            - name: vllm
+              image: {{ .Values.image.repository }}:{{ .Values.image.tag }}
+              command: ["vllm", "serve"]
+              args:
+                - {{ .Values.model }}
+                - --use-replayssm
+                {{- range .Values.extraArgs }}
+                - {{ . | quote }}
+                {{- end }}
+              env:
+                {{- toYaml .Values.env | nindent 16 }}
+    """
+    assert found(manifest, "yaml") == [(14, "RSM008")]
+    with_model = manifest.replace("- {{ .Values.model }}", f"- {FALCON}")
+    assert [code for _, code in found(with_model, "yaml")] == ["RSM001", "RSM008"]
+
+
+@pytest.mark.parametrize("manifest,line", [
+    # a container without image: (a kustomize patch), an initContainer, a LeaderWorkerSet leader
+    (f"""
+    apiVersion: apps/v1
+    kind: Deployment
+    spec:
+      template:
+        spec:
+          containers:
+            - name: vllm
+              command: ["/bin/sh", "-c"]
+              args: ["vllm serve {NANO} --use-replayssm --port 8000"]
+    """, 9),
+    (f"""
+    apiVersion: leaderworkerset.x-k8s.io/v1
+    kind: LeaderWorkerSet
+    spec:
+      leaderWorkerTemplate:
+        leaderTemplate:
+          spec:
+            containers:
+              - name: leader
+                image: registry.local/serving:2
+                command:
+                  - sh
+                  - -c
+                  - |
+                    ray start --head
+                    vllm serve {NANO} --use-replayssm --tensor-parallel-size 8
+    """, 15),
+    (f"""
+    apiVersion: batch/v1
+    kind: CronJob
+    spec:
+      jobTemplate:
+        spec:
+          template:
+            spec:
+              initContainers:
+                - name: warm
+                  image: busybox
+                  command: ["sh", "-c", "echo warm"]
+              containers:
+                - name: bench
+                  image: nvcr.io/nvidia/pytorch:25.01-py3
+                  command: ["bash", "-lc", "vllm bench throughput --model {NANO} --use-replayssm"]
+    """, 15),
+])
+def test_containers_anywhere_with_or_without_an_image(manifest, line):
+    assert found(manifest, "yaml") == [(line, "RSM008")]
+
+
+@pytest.mark.parametrize("document,line", [
+    (f"""
+    type: service
+    commands:
+      - pip install vllm
+      - vllm serve {NANO} --use-replayssm
+    port: 8000
+    """, 4),  # dstack
+    (f"""
+    apiVersion: ray.io/v1
+    kind: RayJob
+    spec:
+      entrypoint: vllm serve {NANO} --use-replayssm
+    """, 4),
+    (f"""
+    serving:
+      customCommand: |
+        vllm serve {NANO} \\
+          --use-replayssm
+    """, 4),  # Helm values
+    (f"""
+    resources:
+      accelerators: H100:1
+    envs:
+      MODEL: {NANO}
+    run: |
+      vllm serve $MODEL --use-replayssm
+    """, 6),  # SkyPilot
+])
+def test_shell_scripts_under_other_keys(document, line):
+    assert found(document, "yaml") == [(line, "RSM008")]
+
+
+def test_ray_serve_config_llm_configs():
+    config = f"""
+    applications:
+      - name: llm
+        import_path: ray.serve.llm:build_openai_app
+        args:
+          llm_configs:
+            - model_loading_config:
+                model_id: nano
+                model_source: {NANO}
+              engine_kwargs:
+                use_replayssm: true
+                mamba_backend: flashinfer
+                enable_prefix_caching: true
+    """
+    assert found(config, "yaml") == [(10, "RSM002")]
+
+
+def test_rayservice_serve_config_v2_string():
+    manifest = f"""
+    apiVersion: ray.io/v1
+    kind: RayService
+    spec:
+      serveConfigV2: |
+        applications:
+          - name: llm
+            import_path: ray.serve.llm:build_openai_app
+            args:
+              llm_configs:
+                - model_loading_config:
+                    model_id: {FALCON}
+                  engine_kwargs:
+                    tensor_parallel_size: 2
+                    use_replayssm: true
+    """
+    assert [(line, code) for line, code in found(manifest, "yaml", "0.28.0")] == [(14, "RSM001")]
