@@ -472,3 +472,109 @@ def test_rayservice_serve_config_v2_string():
                     use_replayssm: true
     """
     assert [(line, code) for line, code in found(manifest, "yaml", "0.28.0")] == [(14, "RSM001")]
+
+
+# -- finite sets of values -------------------------------------------------------------------
+@pytest.mark.parametrize("script,expected", [
+    # every value fails the same way: reported once, at the launch
+    (f"""
+    if [ "$BIG" = 1 ]; then MODEL={FALCON}; else MODEL=tiiuae/Falcon-H1-34B-Instruct; fi
+    vllm serve "$MODEL" --use-replayssm
+    """, [(2, "RSM001"), (2, "RSM008")]),
+    # a code that holds for one value only is not reported
+    (f"""
+    if [ "$BIG" = 1 ]; then MODEL={FALCON}; else MODEL={NANO}; fi
+    VLLM_USE_V2_MODEL_RUNNER=0 vllm serve "$MODEL" --use-replayssm
+    """, []),
+    (f"""
+    case "$SIZE" in
+      s) MODEL={NANO} ;;
+      l) MODEL=nvidia/Nemotron-H-47B-Reasoning-128K ;;
+      *) echo "usage: $0 s|l"; exit 1 ;;
+    esac
+    vllm serve $MODEL --use-replayssm --mamba-backend flashinfer --enable-prefix-caching
+    """, [(6, "RSM002")]),
+    # a command string grown in a branch, then evaluated
+    (f"""
+    CMD="vllm serve {NANO} --use-replayssm --port 8000"
+    if [ -n "$MAX_LEN" ]; then
+      CMD+=" --max-model-len $MAX_LEN"
+    fi
+    eval "$CMD"
+    """, [(1, "RSM008")]),
+    (f"""
+    BASE="vllm serve {NANO} --use-replayssm"
+    if [ -n "$SPEC" ]; then FULL="$BASE --mamba-backend flashinfer"; else FULL="$BASE --mamba-backend triton"; fi
+    eval "$FULL --enable-prefix-caching"
+    """, []),
+    # `[ -z "$M" ] && M=x` / `if [ -z "$M" ]; then M=x; fi` is the script's own default
+    (f"""
+    if [ -z "$MODEL" ]; then MODEL={FALCON}; fi
+    vllm serve $MODEL --use-replayssm
+    """, [(2, "RSM001"), (2, "RSM008")]),
+])
+def test_shell_values_from_branches_are_that_set(script, expected):
+    assert found(script) == expected
+
+
+@pytest.mark.parametrize("source,expected", [
+    (f'''
+    import sys
+    from vllm import LLM
+    MODEL = "{FALCON}" if len(sys.argv) > 1 else "tiiuae/Falcon-H1-34B-Instruct"
+    LLM(MODEL, use_replayssm=True)
+    ''', [(4, "RSM001"), (4, "RSM008")]),
+    (f'''
+    import sys
+    from vllm import LLM
+    if len(sys.argv) > 1:
+        MODEL = "{FALCON}"
+    else:
+        MODEL = "{NANO}"
+    LLM(MODEL, use_replayssm=True)
+    ''', [(7, "RSM008")]),
+    (f'''
+    import subprocess, sys
+    cmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]
+    if sys.argv[1:]:
+        cmd += ["--mamba-backend", "flashinfer"]
+    else:
+        cmd.extend(["--mamba-backend", "flashinfer", "--enable-prefix-caching"])
+    subprocess.run(cmd)
+    ''', [(2, "RSM002")]),
+    (f'''
+    import subprocess, sys
+    cmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]
+    if sys.argv[1:]:
+        cmd.append("--no-enable-prefix-caching")
+    cmd += ["--mamba-backend", "flashinfer"]
+    subprocess.run(cmd)
+    ''', []),  # fails only when the branch is not taken
+    (f'''
+    from vllm import LLM
+    if __name__ == "__main__":
+        MODEL = "{FALCON}"
+        LLM(MODEL, use_replayssm=True)
+    ''', [(4, "RSM001"), (4, "RSM008")]),  # the launch's own branch is taken
+    (f'''
+    from vllm import LLM
+    MODEL = "{NANO}"
+    MODEL = "{FALCON}"
+    LLM(MODEL, use_replayssm=True)
+    ''', [(4, "RSM001"), (4, "RSM008")]),  # straight-line reassignment: the last one
+])
+def test_python_values_from_branches_are_that_set(source, expected):
+    assert found(source, "python") == expected
+
+
+def test_values_assigned_in_a_loop_stay_unknown():
+    source = f'''
+    from vllm import LLM
+    for MODEL in ["{FALCON}", "{NANO}"]:
+        pass
+    MODEL = "{FALCON}"
+    for _ in range(2):
+        MODEL = MODEL + "x"
+    LLM(MODEL, use_replayssm=True)
+    '''
+    assert found(source, "python") == [(7, "RSM008")]  # only what holds for every model

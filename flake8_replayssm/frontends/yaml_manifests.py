@@ -267,11 +267,24 @@ def _is_serve_config_node(root: Any) -> bool:
     known = {k for k in normal if k in SERVE_CONFIG_KEYS}
     if not known:
         return False
+    if 2 * sum(_is_vllm_option(k) for k in normal) < len(normal):
+        return False  # mostly another tool's keys (a TensorRT-LLM or SGLang options file)
     if known <= _GENERIC_KEYS:
         # `model:` / `port:` alone are in many other files: need a vLLM-only key too
         return any(k.startswith(("use-replayssm", "mamba-", "enable-", "disable-", "no-enable-"))
                    for k in normal)
     return True
+
+
+def _is_vllm_option(key: str) -> bool:
+    """``key`` (dashes) names a ``vllm serve`` option (0.33.0's long options, ``no-``/``disable-``
+    forms included)."""
+    from ..knowledge import knowledge
+
+    options = knowledge().long_option_set
+    base = key[3:] if key.startswith("no-") else key
+    base = "enable-" + base[8:] if base.startswith("disable-") else base
+    return key in SERVE_CONFIG_KEYS or f"--{base}" in options or f"--{key}" in options
 
 
 def commands_in_yaml(text: str, *, path: str | None = None,
@@ -970,3 +983,62 @@ def _nested_ray_configs(value: Any, doc: _Doc, span: Callable[[Any], Span]) -> l
     except Exception:
         return []
     return [launch for root in roots for launch in _ray_configs(root, doc, inner_span)]
+
+
+# ---------------------------------------------------------------------------
+# documents held in a string (a recipe's `guide: |` Markdown, a pod patch in an annotation)
+# ---------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^\s*(```|~~~)", re.M)
+
+
+def embedded_documents(text: str) -> list[tuple[str, str, Callable[[Span], Span]]]:
+    """``(kind, text, place)`` of the Markdown and YAML documents written as string values,
+    ``place`` moving a span of that text to where it is written in the file.  Only strings
+    that mention vLLM count; the caller lints them as their own kind."""
+    if "vllm" not in text.lower() and "replayssm" not in text.lower():
+        return []
+    text = mask_templates(text)
+    try:
+        import yaml
+
+        docs = list(yaml.compose_all(text, Loader=_loader()))
+    except Exception:
+        return []
+    doc = _Doc(text, None)
+    out: list[tuple[str, str, Callable[[Span], Span]]] = []
+    stack = [d for d in docs if d is not None]
+    while stack:
+        node = stack.pop()
+        if _is_map(node):
+            stack.extend(value for _, _, value in _items(node))
+        elif _is_seq(node):
+            stack.extend(node.value)
+        elif _is_scalar(node) and node.tag == _STR and "\n" in str(node.value):
+            value = str(node.value)
+            lowered = value.lower()
+            if "vllm" not in lowered and "replayssm" not in lowered:
+                continue
+            kind = "markdown" if _FENCE.search(value) else (
+                "yaml" if re.search(r"^\s*(?:-\s*)?(?:command|args|containers)\s*:", value, re.M) else None)
+            chars = doc.chars(node) if kind else None
+            if kind and chars is not None and len(chars) == len(value):
+                out.append((kind, value, _inner_placer(value, chars, doc.lines)))
+    return out
+
+
+def _inner_placer(value: str, chars: list[int], lines: LineIndex) -> Callable[[Span], Span]:
+    inner = LineIndex(value)
+
+    def place(span: Span) -> Span:
+        if span.source is not None:
+            return span
+        a = inner.index(span.line, span.col)
+        b = inner.index(span.end_line, span.end_col)
+        last = len(chars) - 1
+        start = chars[min(max(a, 0), last)]
+        end = chars[min(max(b - 1, a, 0), last)] + 1
+        moved = lines.span(start, end)
+        return Span(moved.line, moved.col, moved.end_line, moved.end_col, span.cell, span.source)
+
+    return place
