@@ -91,6 +91,11 @@ def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> 
     i = 0
     while i < len(words):
         text = words[i].text
+        if _unknown_vllm(words, i):
+            text = "vllm"
+        elif text is None and words[i].splat and i + 1 < len(words):
+            i += 1  # `$PROFILER vllm serve ...`: an unseen wrapper, judged as written
+            continue
         if text is None or UNKNOWN_PART in text and not _ENV_ASSIGNMENT.match(text):
             return None
         if _ENV_ASSIGNMENT.match(text):
@@ -120,6 +125,13 @@ def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> 
     return None
 
 
+def _unknown_vllm(words: Sequence[Word], i: int) -> bool:
+    """``"$VLLM" serve`` with ``VLLM=$(command -v vllm)``: an unknown word named for vLLM
+    followed by ``serve`` is the vllm program."""
+    return words[i].text is None and "vllm" in (words[i].label or "").lower() \
+        and i + 1 < len(words) and words[i + 1].text == "serve"
+
+
 def _starts_program(text: str | None, know: Knowledge) -> bool:
     """Whether ``text`` is a program find_entry knows (where a wrapper's own words end)."""
     name = _basename(text)
@@ -136,6 +148,8 @@ def _after_wrapper(words: Sequence[Word], i: int, wrapper: Wrapper, know: Knowle
         j += 1
     while j < len(words):
         text = words[j].text
+        if _unknown_vllm(words, j):
+            return j
         if text is None or text == "--":
             j += 1
             continue
@@ -667,7 +681,9 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
             return None
         if entry.image is None and command.image is not None:
             entry.image = command.image
-    parser = _Parser(entry, know, command.base_dir, read_config or config_files.read_config_file)
+    reader = read_config or (config_files.reader_with_files(command.files) if command.files
+                             else config_files.read_config_file)
+    parser = _Parser(entry, know, command.base_dir, reader)
     launch = parser.run(entry.args)
     launch.env_open_ended = command.env_open_ended or entry.env_open_ended
     launch.group = command.group

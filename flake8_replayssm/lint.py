@@ -164,9 +164,15 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
     from .argv import launch_from_serve_config
 
     launches = _commands_to_launches(markdown.commands_in_markdown(text, path=path, base_dir=base_dir))
-    for first_line, source in markdown.python_blocks_of_markdown(text):
-        if has_trigger(source, "python"):
-            launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
+    program = markdown.python_program_of_markdown(text)
+    together = _python_launches_or_none(program[0], base_dir) \
+        if program is not None and has_trigger(program[0], "python") else None
+    if together is not None:  # the page's blocks as one program, as a notebook's cells are
+        launches += [_shifted(launch, 0, program[1]) for launch in together]  # type: ignore[index]
+    else:
+        for first_line, source in markdown.python_blocks_of_markdown(text):
+            if has_trigger(source, "python"):
+                launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
     for first_line, body, indents in markdown.serve_configs_of_markdown(text):
         launch = launch_from_serve_config(body, base_dir=base_dir)
         if launch is not None:

@@ -578,3 +578,133 @@ def test_values_assigned_in_a_loop_stay_unknown():
     LLM(MODEL, use_replayssm=True)
     '''
     assert found(source, "python") == [(7, "RSM008")]  # only what holds for every model
+
+
+# -- functions, here-documents, documents in strings -----------------------------------------
+def test_a_function_is_read_at_each_call_with_its_arguments():
+    script = f"""
+    serve() {{
+      vllm serve "$1" --use-replayssm --port "$2"
+    }}
+    serve {FALCON} 8000
+    """
+    assert found(script) == [(2, "RSM001"), (2, "RSM008")]
+    passthrough = f"""
+    launch() {{ docker run -d --name "$1" img:1 bash -c "$2"; }}
+    launch vllm-0 'vllm serve {FALCON} --use-replayssm --port 8000'
+    """
+    assert found(passthrough) == [(2, "RSM001"), (2, "RSM008")]
+    # never called in this file: read once, its arguments unknown
+    assert found('serve() {\n  vllm serve "$1" --use-replayssm\n}\n') == [(2, "RSM008")]
+
+
+@pytest.mark.parametrize("script", [
+    f'VLLM=$(command -v vllm)\nnsys profile -o out "$VLLM" serve {NANO} --use-replayssm\n',
+    f'$PROFILER vllm serve {NANO} --use-replayssm\n',
+])
+def test_the_program_through_a_variable(script):
+    assert found(script) == [(2 if script.startswith("VLLM") else 1, "RSM008")]
+
+
+def test_a_serve_config_written_by_a_here_document_is_the_launchs_config():
+    script = textwrap.dedent(f"""\
+    MODEL={NANO}
+    cat > serve.yaml <<EOF
+    model: $MODEL
+    use-replayssm: true
+    mamba-backend: flashinfer
+    enable-prefix-caching: false
+    EOF
+    vllm serve --config serve.yaml --port 8000
+    """)
+    assert found(script) == [(4, "RSM002"), (6, "RSM102")]
+
+
+def test_a_manifest_piped_to_kubectl_apply_is_read_as_yaml():
+    script = textwrap.dedent(f"""\
+    cat <<EOF | kubectl apply -f -
+    apiVersion: v1
+    kind: Pod
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.33.0
+          args: ["--model", "{NANO}", "--use-replayssm"]
+    EOF
+    """)
+    assert found(script) == [(8, "RSM008")]
+
+
+def test_markdown_inside_a_yaml_string_is_judged_as_markdown():
+    recipe = f"""
+    model:
+      id: {NANO}
+    guide: |
+      ## Serve
+
+      ```bash
+      vllm serve {NANO} --use-replayssm \\
+        --tensor-parallel-size 4
+      ```
+    """
+    [finding] = check_source(textwrap.dedent(recipe).lstrip("\n"), "yaml", vllm_version="0.33.0")
+    assert (finding.code, finding.span.line, finding.span.col) == ("RSM008", 7, 13 + len(NANO) + 1)
+
+
+def test_a_pages_python_blocks_share_their_imports():
+    page = f"""
+    ```python
+    from vllm import LLM
+    llm = LLM(model="{NANO}")
+    ```
+
+    With ReplaySSM:
+
+    ```py
+    llm = LLM(model="{NANO}", use_replayssm=True)
+    ```
+    """
+    assert found(page, "markdown") == [(9, "RSM008")]
+
+
+def test_empty_env_and_arg_defaults_are_unknown_values_in_dockerfiles():
+    dockerfile = """
+    FROM vllm/vllm-openai:latest
+    ARG MODEL_NAME=
+    ENV MODEL_NAME=$MODEL_NAME
+    ENTRYPOINT python3 -m vllm.entrypoints.openai.api_server --model $MODEL_NAME --gpu-memory-utilization 0.9
+    """
+    assert found(dockerfile, "dockerfile") == []  # no RSM103 for '0.9'
+
+
+def test_a_placeholder_inside_a_json_value_keeps_the_known_keys():
+    page = f"""
+    ```bash
+    vllm serve {NANO} --use-replayssm \\
+      --speculative-config '{{"model": <eagle3_model>, "method": "eagle3", "num_speculative_tokens": 3}}'
+    ```
+    """
+    assert found(page, "markdown", "0.30.0") == [(2, "RSM003")]  # no RSM106 (invalid JSON)
+
+
+def test_another_tools_yaml_fence_is_not_a_serve_config():
+    page = f"""
+    ```yaml
+    kv_cache_config:
+      dtype: fp8
+    enable_attention_dp: false
+    enable_chunked_prefill: true
+    ```
+
+    ```bash
+    vllm serve {NANO} --use-replayssm
+    ```
+    """
+    assert found(page, "markdown") == [(9, "RSM008")]  # no RSM102 on the TensorRT-LLM file
+
+
+@pytest.mark.parametrize("image", ["vllm/vllm-openai-rocm:v0.30.0", "vllm/vllm-openai-cpu:v0.30.0"])
+def test_vllm_image_variants_are_vllm_images_with_their_release(image):
+    findings = check_source(f"docker run {image} --model {FALCON} --use-replayssm\n", "shell")
+    assert {f.code for f in findings} == {"RSM001", "RSM008"}
+    assert {f.release for f in findings} == {"0.30.0"}

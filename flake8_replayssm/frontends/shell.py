@@ -103,6 +103,8 @@ _NUMERIC_SPECIALS = frozenset({"#", "?", "$", "!", "-"})
 #: nesting (statements and words together) beyond which a part is skipped / unknown
 _MAX_DEPTH = 60
 _MAX_NESTED_PARSES = 6
+#: function calls read inside function calls, at most
+_MAX_CALL_DEPTH = 3
 _UNKNOWN_MARK = "__rsm_unknown_"
 _HOLE = re.compile(r"\$\{" + _UNKNOWN_MARK + r"\d+\}")
 
@@ -394,6 +396,10 @@ class _Scope:
         self.frames: list[tuple[str, dict[str, _Var]]] = [("base", base), ("top", {})]
         self.sticky: dict[str, _Var] = {}   # what function bodies assign
         self.functions: dict[str, dict[str, _Var]] = {}   # name -> the globals its body sets
+        #: name -> (the shell whose text holds it, its body, the commands read at its definition)
+        self.bodies: dict[str, tuple[Any, Any, list[Command]]] = {}
+        #: the arguments of the function call being read ($1, "$@"); empty: the script's own
+        self.args: list[list[_Field]] = []
         self.gen = 1
         self.barrier = 0
         self.allexport = False
@@ -634,6 +640,8 @@ class _Ctx:
         self.fmap = fmap
         self.base_dir = base_dir
         self.commands: list[Command] = []
+        #: files the script writes with a here-document (path -> text), for `--config PATH`
+        self.files: dict[str, _L] = {}
         self.parses = 0
         self.parser: Any = None
         # reading a command once per combination of the choice variables it uses:
@@ -805,9 +813,13 @@ class _Shell:
             body = n.child_by_field_name("body")
             name = n.child_by_field_name("name")
             if body is not None:
+                mark = len(self.ctx.commands)
                 scope.push("func")
                 self.stmt(body)
-                scope.end_function(self.raw(name) if name is not None else "", scope.pop())
+                func = self.raw(name) if name is not None else ""
+                scope.end_function(func, scope.pop())
+                if func:  # read again at each call, with its arguments
+                    scope.bodies[func] = (self, body, self.ctx.commands[mark:])
         elif t == "ERROR":
             self.block(n.children)
         elif t in ("test_command", "heredoc_body", "comment"):
@@ -952,6 +964,8 @@ class _Shell:
                 self.command(body, heredoc=heredocs[0])
             else:
                 self.stmt(body)
+        if body is not None and body.type == "command" and heredocs:
+            self.written_file(n, body, heredocs[0])
         # tree-sitter keeps the rest of a here-document's first line inside the redirect
         # (`cat <<EOF && vllm serve ...`, `cat <<'EOF' | bash`)
         for heredoc in heredocs:
@@ -961,9 +975,59 @@ class _Shell:
                     text = self.heredoc_text(heredoc)
                     if text is not None:
                         self.nested_shell(text, [], None)
+                elif c.type == "pipeline" and body is not None and self.raw(body).strip() == "cat" \
+                        and re.search(r"\b(?:kubectl|oc)\s+(?:apply|create|replace)\b.*-f\s+-", self.raw(c)):
+                    text = self.heredoc_text(heredoc)
+                    if text is not None:  # `cat <<EOF | kubectl apply -f -`: a manifest
+                        self.ctx.commands += self.located_documents(text, "yaml")
                 elif c.type in ("command", "pipeline", "list", "subshell", "compound_statement",
                                 "redirected_statement", "negated_command"):
                     self.stmt(c)
+
+    def written_file(self, n: Any, body: Any, heredoc: Any) -> None:
+        """``cat > cfg.yaml <<EOF`` / ``cat <<EOF > cfg.yaml`` / ``tee cfg.yaml <<EOF``: the file
+        a later ``vllm serve --config cfg.yaml`` of this script reads."""
+        words = self.raw(body).split()
+        target = None
+        if words and words[0] == "tee" and len(words) > 1:
+            target = next((w for w in words[1:] if not w.startswith("-")), None)
+        elif words == ["cat"]:
+            for redirect in [c for c in n.named_children if c.type == "file_redirect"] + \
+                    [c for c in heredoc.named_children if c.type == "file_redirect"]:
+                raw = self.raw(redirect)
+                if raw.startswith(">") and not raw.startswith(">>"):
+                    target = raw.lstrip(">").strip().strip("'\"")
+        text = self.heredoc_text(heredoc)
+        if target and text is not None and not target.startswith("/dev/"):
+            self.ctx.files[posixpath.normpath(target)] = text
+
+    def located_documents(self, text: _L, kind: str) -> list[Command]:
+        """The commands of a document written inside the script (a here-document), placed in
+        the file."""
+        from . import yaml_manifests
+
+        if kind != "yaml" or _UNKNOWN_MARK in text.text:
+            return []
+        place = self.placer_for(text)
+        return [_placed(c, place) for c in yaml_manifests.commands_in_yaml(text.text, base_dir=self.ctx.base_dir)]
+
+    def placer_for(self, text: _L) -> Callable[[Span], Span]:
+        """Spans of ``text`` (a string read out of this file) moved to where it is written."""
+        from ._common import LineIndex
+
+        inner = LineIndex(text.text)
+        fmap = self.ctx.fmap
+
+        def place(span: Span) -> Span:
+            if span.source is not None:
+                return span
+            a, b = inner.index(span.line, span.col), inner.index(span.end_line, span.end_col)
+            found = text.locate(a, max(b, a + 1))
+            if found is None:
+                return span
+            return fmap.span(*found)
+
+        return place
 
     def _reads_stdin_shell(self, pipeline: Any) -> bool:
         """``| bash`` / ``| sh -s``: a shell that runs what it reads."""
@@ -1485,6 +1549,15 @@ class _Shell:
 
     def _value(self, name: str, index: str | None, where: tuple[int, int]) -> tuple[str, Any] | None:
         """("scalar", _L) / ("array", fields) / ("unset", None) / ("unknown", None); None: never set."""
+        if name.isdigit() and name != "0" and self.scope.args:
+            args = self.scope.args[-1]  # inside a call of a function: its arguments
+            k = int(name)
+            if k > len(args):
+                return "unset", None
+            arg = args[k - 1]
+            if arg.l is None or arg.splat:
+                return "unknown", None
+            return "scalar", arg.l.relocate(*where)
         if not _NAME.match(name):
             return None  # positional and special parameters
         var = self.resolve(self.scope.lookup(name))
@@ -1543,6 +1616,9 @@ class _Shell:
 
     def emit_name(self, name: str, index: str | None, acc: _Acc, quoted: bool,
                   where: tuple[int, int]) -> None:
+        if name in ("@", "*") and self.scope.args:  # a function's arguments
+            self._emit_value("array", self.scope.args[-1], acc, quoted, star=name == "*")
+            return
         if name in ("@", "*"):
             # read again (`eval "... $@"`) it is the same shell's arguments: keep it as written
             acc.unknown(name == "@" or not quoted, quoted, shadow=_L.fallback(f"${name}", *where))
@@ -1681,6 +1757,9 @@ class _Shell:
         if base == "unset":
             self.unset([t for t in texts[1:] if t is not None])
             return
+        if program in scope.bodies and len(scope.args) < _MAX_CALL_DEPTH:
+            self.call(program, fields[1:])
+            return
         if program in scope.functions:
             # a call of a function defined above: what its body assigns is now set
             for name, var in scope.functions[program].items():
@@ -1727,8 +1806,32 @@ class _Shell:
         finally:
             scope.frames.pop()
         env.update(prefix_env)
-        self.ctx.commands.append(Command(self.prefix + words, env, scope.open_ended, self.image,
-                                         self.ctx.base_dir))
+        ctx = self.ctx
+        files = {path: (text.text, self.placer_for(text)) for path, text in ctx.files.items()}
+        ctx.commands.append(Command(self.prefix + words, env, scope.open_ended, self.image, ctx.base_dir,
+                                    files=files))
+
+    def call(self, name: str, args: list[_Field]) -> None:
+        """A call of a function defined above: its body read again with these arguments ($1,
+        "$@"), in place of the reading at its definition (where they were unknown)."""
+        scope = self.scope
+        shell, body, at_definition = scope.bodies[name]
+        done = {id(c) for c in at_definition}
+        self.ctx.commands[:] = [c for c in self.ctx.commands if id(c) not in done]
+        scope.bodies[name] = (shell, body, [])
+        scope.args.append(args)
+        scope.push("func")
+        saved = shell.scope
+        shell.scope = scope
+        try:
+            shell.stmt(body)
+        finally:
+            shell.scope = saved
+            frame = scope.pop()
+            scope.args.pop()
+        for var_name, var in frame.items():  # its globals are set now
+            if not var.local:
+                scope.set(var_name, var.with_())
 
     def builtin_assigns(self, base: str, texts: list[str | None], n: Any) -> None:
         names: list[str] = []
@@ -1899,6 +2002,11 @@ class _Shell:
 # --------------------------------------------------------------------------
 # Public API: shell
 # --------------------------------------------------------------------------
+
+def _placed(command: Command, place: Callable[[Span], Span]) -> Command:
+    return replace(command, words=[replace(w, span=place(w.span)) for w in command.words],
+                   env={k: replace(w, span=place(w.span)) for k, w in command.env.items()})
+
 
 def _passes_through(program: str) -> bool:
     """Whether ``program ... bash -c STRING`` runs STRING (a wrapper or a container runtime)."""
