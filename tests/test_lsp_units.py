@@ -96,6 +96,13 @@ def test_settings_read_camel_and_kebab_keys_and_leave_bad_values_out(tmp_path: P
     assert read_settings(["x"], None)[1]
 
 
+def test_later_settings_change_only_the_keys_they_have():
+    initial = Settings(vllm_version="0.28.0", ignore=("RSM105",))
+    assert read_settings({}, None, initial) == (initial, [])  # an editor's empty section
+    pulled, _ = read_settings({"replayssm": {"platform": "rocm", "ignore": []}}, None, initial)
+    assert pulled == Settings(vllm_version="0.28.0", platform="rocm")
+
+
 def test_debounce_lints_at_once_then_once_per_burst_and_never_two_at_a_time():
     runs: list[float] = []
     active = 0

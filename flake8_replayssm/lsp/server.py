@@ -156,9 +156,19 @@ class ReplaySSMServer(LanguageServer):
             return snapshot.version
         return next((cell.version for cell in snapshot.cells if cell.uri == uri), None)
 
+    def opened(self, uri: str) -> None:
+        self.open.add(uri)
+        self.debouncer.touch(uri, now=True)
+
     def relint_all(self) -> None:
         for uri in list(self.open):
             self.debouncer.touch(uri, now=True)
+
+    def files_changed(self, paths: Sequence[str | None]) -> None:
+        """Files changed on disk: when one of them can change a verdict, read them again."""
+        if any(path is not None and is_config_file(path) for path in paths):
+            forget_config_files()
+            self.relint_all()
 
     def close(self, uri: str) -> None:
         snapshot = self.outcomes.pop(uri, None)
@@ -169,7 +179,8 @@ class ReplaySSMServer(LanguageServer):
 
     # -- settings --------------------------------------------------------------------------
     def use_settings(self, raw: Any, *, initial: bool = False) -> None:
-        settings, problems = read_settings(raw, self.root)
+        """Settings from the editor: ``initializationOptions`` first, later ones over them."""
+        settings, problems = read_settings(raw, self.root, None if initial else self.init_settings)
         for problem in problems:
             message = f"replayssm-lint: setting left out: {problem}"
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning, message))
@@ -192,10 +203,7 @@ class ReplaySSMServer(LanguageServer):
             self.window_log_message(types.LogMessageParams(
                 types.MessageType.Warning, f"replayssm-lint: workspace/configuration failed: {exc}"))
             return
-        if reply and reply[0] is not None:
-            self.use_settings(reply[0])
-        else:
-            self.settings = self.init_settings
+        self.use_settings(reply[0] if reply else None)
 
     # -- code actions and hover -------------------------------------------------------------
     def fixes(self, snapshot: Snapshot, settings: Settings, wanted: Sequence[types.Diagnostic],
@@ -293,8 +301,7 @@ def build_server() -> ReplaySSMServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ReplaySSMServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.open.add(params.text_document.uri)
-        ls.debouncer.touch(params.text_document.uri, now=True)
+        ls.opened(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ReplaySSMServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -302,10 +309,7 @@ def build_server() -> ReplaySSMServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: ReplaySSMServer, params: types.DidSaveTextDocumentParams) -> None:
-        path = path_of(params.text_document.uri)
-        if path is not None and is_config_file(path):
-            forget_config_files()
-            ls.relint_all()
+        ls.files_changed([path_of(params.text_document.uri)])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ReplaySSMServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -313,8 +317,7 @@ def build_server() -> ReplaySSMServer:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_open(ls: ReplaySSMServer, params: types.DidOpenNotebookDocumentParams) -> None:
-        ls.open.add(params.notebook_document.uri)
-        ls.debouncer.touch(params.notebook_document.uri, now=True)
+        ls.opened(params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def notebook_change(ls: ReplaySSMServer, params: types.DidChangeNotebookDocumentParams) -> None:
@@ -337,11 +340,8 @@ def build_server() -> ReplaySSMServer:
         ls.relint_all()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def files_changed(ls: ReplaySSMServer, params: types.DidChangeWatchedFilesParams) -> None:
-        paths = [path_of(change.uri) for change in params.changes]
-        if any(path is not None and is_config_file(path) for path in paths):
-            forget_config_files()
-            ls.relint_all()
+    def watched_files_changed(ls: ReplaySSMServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.files_changed([path_of(change.uri) for change in params.changes])
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: ReplaySSMServer, params: types.HoverParams) -> types.Hover | None:

@@ -52,14 +52,19 @@ def _key(name: str) -> str:
     return re.sub(r"[-_]", "", name).lower()
 
 
-def read_settings(raw: Any, root: str | None) -> tuple[Settings, list[str]]:
-    """Settings from an editor's JSON object, and what was wrong with it (left out)."""
+def read_settings(raw: Any, root: str | None, base: Settings | None = None) -> tuple[Settings, list[str]]:
+    """Settings from an editor's JSON object over ``base``, and what was wrong with it (left out).
+
+    Only the keys the object has change ``base``: an editor that answers
+    ``workspace/configuration`` with an empty section keeps ``initializationOptions``.
+    """
+    base = base or Settings()
     if isinstance(raw, Mapping) and isinstance(raw.get(SECTION), Mapping):
         raw = raw[SECTION]
     if raw is None:
-        return Settings(), []
+        return base, []
     if not isinstance(raw, Mapping):
-        return Settings(), [f"settings must be an object, not {type(raw).__name__}"]
+        return base, [f"settings must be an object, not {type(raw).__name__}"]
     problems: list[str] = []
     values: dict[str, Any] = {}
     for name, value in raw.items():
@@ -74,7 +79,7 @@ def read_settings(raw: Any, root: str | None) -> tuple[Settings, list[str]]:
             values[attr] = read(value, root)
         except ValueError as exc:
             problems.append(f"{name}: {exc}")
-    return replace(Settings(), **values), problems
+    return replace(base, **values), problems
 
 
 def _version(value: Any, root: str | None) -> str:
