@@ -301,12 +301,10 @@ class _Parser:
             word = args[i] = Word(None, word.span, word.splat)
         text = word.text
         if text is None:
-            if word.splat:
-                self.launch.open_ended = True
-            elif self.positional is None and self.entry.kind == "serve":
+            if not word.splat and self.positional is None and self.entry.kind == "serve":
                 self.positional = Setting("model", UNKNOWN, word.span, "", word.span)
             else:
-                self.launch.open_ended = True
+                self.launch.add_unseen(word.label)
             return i + 1
         if text == "--":
             return i + 1
@@ -403,9 +401,12 @@ class _Parser:
         elif i + 1 < len(args):
             value_word = args[i + 1]
             nxt_index = i + 2
-            if value_word.splat:
-                self.set(Setting(name, UNKNOWN, word.span, spelling, value_word.span))
-                self.launch.open_ended = True
+            if value_word.splat:  # `--model $MODEL`: the value, whatever it is
+                value = UNKNOWN
+                if kind == "model":
+                    self.model_flag = Setting("model", value, word.span, spelling, value_word.span)
+                else:
+                    self.set(Setting(name, value, word.span, spelling, value_word.span))
                 return nxt_index
         else:
             self.finding(word.span, "RSM106", f"{spelling} expects one argument; fix: give it a value")
@@ -455,8 +456,6 @@ class _Parser:
         nxt = args[i + 1]
         if nxt.text is not None and nxt.text.startswith("-") and not _is_number(nxt.text):
             return i + 1
-        if nxt.splat:
-            self.launch.open_ended = True
         self.model_maybe_consumed = True
         return i + 2
 
@@ -474,8 +473,11 @@ class _Parser:
             launch.model = self.model_flag
         elif self.positional is not None and self.entry.kind == "serve":
             launch.model = self.positional
-        elif self.model_maybe_consumed and self.entry.kind == "serve":
-            # `vllm serve --some-flag X` where X may be the model: do not guess
+        elif (self.model_maybe_consumed or launch.unseen) and self.entry.kind == "serve":
+            # `vllm serve --some-flag X` where X may be the model, or `vllm serve "$@"`
+            # (the caller's arguments usually hold it): do not guess
+            launch.model = Setting("model", UNKNOWN, launch.anchor, "")
+        elif launch.unseen and self.entry.kind == "api_server":
             launch.model = Setting("model", UNKNOWN, launch.anchor, "")
         launch.release_hint = image_release(self.entry.image)
 

@@ -150,7 +150,7 @@ def _validate(config: LintConfig) -> None:
     from .knowledge import knowledge
     from .target import explicit_release
 
-    explicit_release(config, knowledge())  # raises ConfigError for releases without ReplaySSM
+    explicit_release(config, knowledge())  # raises ConfigError for text that is not a version
     unknown = [c for c in config.select + config.ignore + config.enable
                if not any(code.startswith(c) for code in BY_CODE)]
     if unknown:

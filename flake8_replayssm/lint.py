@@ -256,7 +256,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
             findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-             f"vLLM {v.target.release.version} ({v.target.reason}); model: {v.model_detail}"
+             f"vLLM {v.target.name} ({v.target.reason}); model: {v.model_detail}"
              for v in verdicts]
     return FileResult(verdicts, findings, notes=notes)
 

@@ -633,6 +633,9 @@ class _Planner:
         launch = verdict.launch
         if not findings:
             return
+        if verdict.target.release is None:  # a release without ReplaySSM: nothing to fix it with
+            self.skipped.extend(f"{f.code}: vLLM {verdict.target.version} has no ReplaySSM" for f in findings)
+            return
         if launch.anchor.cell is not None or launch.anchor.source is not None:
             self.skipped.extend(f"{f.code}: not fixable in this file kind" for f in findings)
             return

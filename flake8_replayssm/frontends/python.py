@@ -267,6 +267,7 @@ class _Builder:
     """Turns the collected calls into Launches."""
 
     def __init__(self, wrapper: MetadataWrapper, collector: _Collector, base_dir: str | None) -> None:
+        self.module = wrapper.module
         self.positions = wrapper.resolve(PositionProvider)
         self.c = collector
         self.base_dir = base_dir
@@ -274,6 +275,11 @@ class _Builder:
     def span(self, node: cst.CSTNode) -> Span:
         pos = self.positions[node]
         return Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+
+    def code(self, node: cst.CSTNode) -> str:
+        """The source text of ``node`` (one line), for messages about what we cannot see."""
+        text = " ".join(self.module.code_for_node(node).split())
+        return text if len(text) <= 40 else text[:37] + "..."
 
     # values ---------------------------------------------------------------
     def resolve(self, node: cst.BaseExpression, scope: _Scope, depth: int = 0) -> cst.BaseExpression | None:
@@ -503,20 +509,21 @@ class _Builder:
     def engine_launch(self, call: cst.Call, engine: str, scope: _Scope) -> Launch:
         keywords: dict[str, Setting] = {}
         model: Setting | None = None
-        open_ended = False
+        unseen: list[str] = []
         for index, arg in enumerate(call.args):
             if arg.star == "**":
                 entries = self.dict_entries(arg.value, scope)
                 if entries is None:
-                    open_ended = True
+                    unseen.append("**" + self.code(arg.value))
                     continue
                 items, more = entries
-                open_ended = open_ended or more
+                if more:
+                    unseen.append("**" + self.code(arg.value))
                 for key, (key_node, value_node) in items.items():
                     keywords[key] = Setting(key, self.value(value_node, scope), self.span(key_node),
                                             key, self.span(value_node))
             elif arg.star == "*":
-                open_ended = True
+                unseen.append("*" + self.code(arg.value))
             elif arg.keyword is not None:
                 key = arg.keyword.value
                 keywords[key] = Setting(key, self.value(arg.value, scope), self.span(arg.keyword),
@@ -528,7 +535,7 @@ class _Builder:
         env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
                for k, w in self.environment(line).items()}
         return launch_from_kwargs(label=f"{engine}(...)", anchor=self.span(call.func), model=model,
-                                  keywords=keywords, open_ended=open_ended, env=env,
+                                  keywords=keywords, unseen=unseen, env=env,
                                   base_dir=self.base_dir)
 
     def keyword(self, call: cst.Call, name: str) -> cst.BaseExpression | None:
@@ -621,13 +628,13 @@ class _Builder:
         if isinstance(target, cst.BinaryOperation):
             return self.sequence_words(target, scope, consumed)
         if not isinstance(target, (cst.List, cst.Tuple)):
-            return [Word(None, self.span(node), splat=True)]
+            return [Word(None, self.span(node), splat=True, label=self.code(node))]
         words = self.element_words([(e.value, isinstance(e, cst.StarredElement)) for e in target.elements],
                                    scope, consumed)
         if name is not None:
             for value, _conditional in self._extensions(name, scope):
                 if value is None:
-                    words.append(Word(None, self.span(node), splat=True))
+                    words.append(Word(None, self.span(node), splat=True, label=f"what is added to {name}"))
                 else:
                     words += self.sequence_words(value, scope, consumed)
         return words

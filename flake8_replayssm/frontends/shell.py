@@ -309,12 +309,13 @@ class _Field:
     ``partial`` is the text with UNKNOWN_PART for unknown parts; ``shadow`` the
     text with shell expansions nothing assigns for them (to read it as shell again)."""
 
-    __slots__ = ("l", "splat", "loc", "partial", "shadow")
+    __slots__ = ("l", "splat", "loc", "partial", "shadow", "label")
 
     def __init__(self, value: _L | None, splat: bool, loc: tuple[int, int] | None,
-                 partial: str | None = None, shadow: _L | None = None) -> None:
+                 partial: str | None = None, shadow: _L | None = None, label: str | None = None) -> None:
         self.l, self.splat, self.loc, self.partial = value, splat, loc, partial
         self.shadow = shadow if shadow is not None else value
+        self.label = label  # the word as written, for an unknown one
 
     @property
     def text(self) -> str | None:
@@ -1066,7 +1067,8 @@ class _Shell:
                 partial = None
                 if known_parts:
                     partial = "".join(p.text if p is not None else UNKNOWN_PART for p in b.parts)
-                out.append(_Field(None, b.splat, loc, partial, _join(b.shadow, "")))
+                label = self.text[self.c(group[0].start_byte):self.c(group[-1].end_byte)]
+                out.append(_Field(None, b.splat, loc, partial, _join(b.shadow, ""), label))
             else:
                 joined = _join([p for p in b.parts if p is not None], "")
                 if _UNKNOWN_MARK in joined.text:
@@ -1500,7 +1502,7 @@ class _Shell:
         span = self.span(f.loc) if f.loc is not None else self.span(self.loc(0, 0))
         if f.l is not None:
             return Word(f.l.text, span, False)
-        return Word(f.partial, span, f.splat)
+        return Word(f.partial, span, f.splat, f.label)
 
     def after_words(self, n: Any, words: list[Word], fields: list[_Field], prefix_env: dict[str, Word],
                     prefix_frame: dict[str, _Var], heredoc: Any) -> None:
