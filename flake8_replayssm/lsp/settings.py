@@ -83,14 +83,10 @@ def read_settings(raw: Any, root: str | None, base: Settings | None = None) -> t
 
 
 def _version(value: Any, root: str | None) -> str:
-    from ..knowledge import knowledge
-    from ..target import closest_release
+    from ..knowledge import is_version
 
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError("expected a vLLM version such as \"0.33.0\"")
-    release, note = closest_release(value, knowledge())
-    if release is None:
-        raise ValueError(note)
+    if not isinstance(value, str) or not is_version(value):
+        raise ValueError(f"expected a vLLM version such as \"0.33.0\", not {value!r}")
     return value.strip()
 
 
