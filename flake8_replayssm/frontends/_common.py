@@ -23,6 +23,18 @@ from ..model import Command, Span, Word
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "busybox"})
 
 
+_ANGLE_PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z_][^<>\s]*)>")
+
+
+def mask_doc_placeholders(script: str) -> str:
+    """``<model>`` in documentation's shell is a value to fill in, not a redirection: written
+    ``{model}`` (same length, so positions hold) the shell reads one word, which argv.py
+    takes as a placeholder."""
+    if "<" not in script:
+        return script
+    return _ANGLE_PLACEHOLDER.sub(lambda m: "{" + m.group(1) + "}", script)
+
+
 def is_vllm_image(image: str | None) -> bool:
     return bool(image) and bool(VLLM_IMAGE.search(image.strip().lower()))  # type: ignore[union-attr]
 
