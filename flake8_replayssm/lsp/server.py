@@ -21,6 +21,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
+from ..cli import MAX_FILE_BYTES
 from ..config import ConfigError
 from ..lint import lint_text
 from ..rules import BY_CODE
@@ -34,11 +35,7 @@ from .settings import (
     read_settings,
 )
 
-logger = logging.getLogger(__name__)
-
 FIX_ALL = "source.fixAll.replayssm"
-#: what the CLI reads at most (``cli.MAX_FILE_BYTES``); a bigger buffer is not linted
-MAX_CHARS = 5_000_000
 
 
 @dataclass
@@ -127,8 +124,8 @@ class ReplaySSMServer(LanguageServer):
         name = snapshot.path or snapshot.uri
         if snapshot.kind is None:
             return Outcome(snapshot)
-        if len(snapshot.text) > MAX_CHARS or "\0" in snapshot.text[:8192]:
-            return Outcome(snapshot, problem=f"{name}: not checked: binary, or larger than {MAX_CHARS:,} characters")
+        if len(snapshot.text) > MAX_FILE_BYTES or "\0" in snapshot.text[:8192]:  # as the CLI reads files
+            return Outcome(snapshot, problem=f"{name}: not checked: binary, or over {MAX_FILE_BYTES:,} characters")
         try:
             config = config_for_document(snapshot.path, settings, self.root)
         except ConfigError as exc:
@@ -171,10 +168,11 @@ class ReplaySSMServer(LanguageServer):
             self.relint_all()
 
     def close(self, uri: str) -> None:
-        snapshot = self.outcomes.pop(uri, None)
+        """The document or notebook is closed: stop linting it and clear what it showed."""
+        outcome = self.outcomes.pop(uri, None)
         self.open.discard(uri)
         self.debouncer.forget(uri)
-        for target in diag.uris(snapshot.snapshot) if snapshot is not None else [uri]:
+        for target in diag.uris(outcome.snapshot) if outcome is not None else [uri]:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(target, []))
 
     # -- settings --------------------------------------------------------------------------
