@@ -43,6 +43,7 @@ class Fixer:
         self.snapshot, self.config, self.kind = snapshot, config, snapshot.kind
         self.text = snapshot.text
         self.result = result or self._lint(self.text)
+        self._for_finding: dict[Finding, list[Fix]] = {}
 
     def _lint(self, text: str) -> FileResult:
         return lint_text(text, self.kind, self.config, path=self.snapshot.path)
@@ -57,6 +58,11 @@ class Fixer:
 
     def for_finding(self, finding: Finding) -> list[Fix]:
         """The quick fix of one finding: the safe one if there is one, else an unsafe one."""
+        if finding not in self._for_finding:
+            self._for_finding[finding] = self._plan_for(finding)
+        return self._for_finding[finding]
+
+    def _plan_for(self, finding: Finding) -> list[Fix]:
         owner = self._owner_of_finding(finding)
         safe_set = set(self.safe_edits)
         for plan, safe in ((self.safe_edits, True), (self.unsafe_edits, False)):
@@ -72,6 +78,10 @@ class Fixer:
 
     def fix_all(self) -> Fix | None:
         """Every safe fix of the document, as ``replayssm-lint fix`` makes them."""
+        return self._fix_all
+
+    @cached_property
+    def _fix_all(self) -> Fix | None:
         outcome = fix_text(self.text, self.kind, self.config, path=self.snapshot.path, unsafe=False)
         if not outcome.changed or outcome.error:
             return None

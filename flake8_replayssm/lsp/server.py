@@ -67,6 +67,8 @@ class ReplaySSMServer(LanguageServer):
         self.open: set[str] = set()
         #: the last published outcome per document or notebook
         self.outcomes: dict[str, Outcome] = {}
+        #: per document or notebook: the fixes of its latest version asked for
+        self.fixers: dict[str, tuple[Any, Fixer, list[diag.Placed]]] = {}
         self.shown: set[str] = set()
 
     # -- reading the editor's state --------------------------------------------------------
@@ -165,11 +167,13 @@ class ReplaySSMServer(LanguageServer):
         """Files changed on disk: when one of them can change a verdict, read them again."""
         if any(path is not None and is_config_file(path) for path in paths):
             forget_config_files()
+            self.fixers.clear()
             self.relint_all()
 
     def close(self, uri: str) -> None:
         """The document or notebook is closed: stop linting it and clear what it showed."""
         outcome = self.outcomes.pop(uri, None)
+        self.fixers.pop(uri, None)
         self.open.discard(uri)
         self.debouncer.forget(uri)
         for target in diag.uris(outcome.snapshot) if outcome is not None else [uri]:
@@ -204,16 +208,25 @@ class ReplaySSMServer(LanguageServer):
         self.use_settings(reply[0] if reply else None)
 
     # -- code actions and hover -------------------------------------------------------------
+    def fixer(self, snapshot: Snapshot, settings: Settings) -> tuple[Fixer, list[diag.Placed]]:
+        """The fixes of a snapshot, planned once per version (an editor asks again and again)."""
+        key = (snapshot.version, snapshot.text, settings)
+        cached = self.fixers.get(snapshot.uri)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        config = config_for_document(snapshot.path, settings, self.root)
+        result = lint_text(snapshot.text, snapshot.kind or "", config, path=snapshot.path)
+        fixer, placed = Fixer(snapshot, config, result), diag.place(snapshot, result, self.codec())
+        self.fixers[snapshot.uri] = (key, fixer, placed)
+        return fixer, placed
+
     def fixes(self, snapshot: Snapshot, settings: Settings, wanted: Sequence[types.Diagnostic],
               fix_all: bool) -> list[tuple[Fix, list[types.Diagnostic]]]:
         """The fixes for the request's diagnostics (in a worker thread)."""
         if snapshot.kind is None:
             return []
         try:
-            config = config_for_document(snapshot.path, settings, self.root)
-            result = lint_text(snapshot.text, snapshot.kind, config, path=snapshot.path)
-            fixer = Fixer(snapshot, config, result)
-            placed = diag.place(snapshot, result, self.codec())
+            fixer, placed = self.fixer(snapshot, settings)
             out: list[tuple[Fix, list[types.Diagnostic]]] = []
             for wish in wanted:
                 for item in placed:
