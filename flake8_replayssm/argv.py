@@ -31,8 +31,9 @@ from .model import UNKNOWN, UNKNOWN_PART, Command, Finding, Launch, Setting, Spa
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-#: vLLM images whose entrypoint is `vllm serve`
-IMAGE_PATTERN = re.compile(r"(^|/)vllm-openai(:|@|$)")
+#: vLLM images whose entrypoint is `vllm serve` (also the ROCm, CPU and locally built variants:
+#: vllm/vllm-openai-rocm, vllm/vllm-openai-cpu, vllm-openai-nonroot from vLLM's docker docs)
+IMAGE_PATTERN = re.compile(r"(^|/)vllm-openai(-[a-z0-9]+)*(:|@|$)")
 
 ConfigReader = Callable[[str, "str | None"], "config_files.ConfigArgs | None"]
 
@@ -321,8 +322,13 @@ def _flag_name(text: str) -> str:
 def _parse_json(text: str) -> Any:
     value = json.loads(text)
     if isinstance(value, dict):
-        return {str(k).replace("-", "_"): v for k, v in value.items()}
+        return _dashless(value)
     return value
+
+
+def _dashless(value: dict[str, Any]) -> dict[str, Any]:
+    """vLLM's JSON options: dashes in top-level keys become underscores."""
+    return {str(k).replace("-", "_"): v for k, v in value.items()}
 
 
 def _dotted_value(text: str) -> Any:
@@ -332,9 +338,45 @@ def _dotted_value(text: str) -> Any:
         return text
 
 
+_JSON_HOLE = "__rsm_hole__"
+_JSON_PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\"]*>|(?<=[:\[,])\s*\{[A-Za-z_][\w.\-/ ]*\}")
+
+
+def _json_with_holes(text: str) -> Any:
+    """A JSON value part of which is unknown (``{"num_speculative_tokens": $N}``, a
+    ``<draft-model>`` placeholder): the known keys, the unknown parts as UNKNOWN.
+    Raises ValueError when the text is not JSON even then."""
+    marked = _JSON_PLACEHOLDER.sub(f'"{_JSON_HOLE}"', text.replace(UNKNOWN_PART, _JSON_HOLE))
+    try:
+        value = json.loads(marked)
+    except ValueError:  # a hole outside a string: `"k": $N`
+        value = json.loads(re.sub(rf'(?<!["\w]){_JSON_HOLE}(?!["\w])', f'"{_JSON_HOLE}"', marked))
+
+    def unhole(v: Any) -> Any:
+        if isinstance(v, str):
+            return UNKNOWN if _JSON_HOLE in v else v
+        if isinstance(v, list):
+            return [unhole(x) for x in v]
+        if isinstance(v, dict):
+            return {k: unhole(x) for k, x in v.items() if _JSON_HOLE not in k}
+        return v
+
+    return unhole(value)
+
+
 def _convert(kind: str, word: Word) -> tuple[Any, str | None]:
     """The value of ``word`` for an option of ``kind``, and an error text if argparse rejects it."""
     text = word.text
+    if text is not None and kind == "json" and (UNKNOWN_PART in text or "<" in text or "{" in text[1:]):
+        try:
+            value = _parse_json(text)
+        except ValueError:
+            try:
+                value = _json_with_holes(text)
+            except ValueError:
+                value = None
+        if value is not None:
+            return (_dashless(value) if isinstance(value, dict) else value), None
     if text is None or UNKNOWN_PART in text:
         return UNKNOWN, None
     if kind == "int":
@@ -628,6 +670,7 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
     parser = _Parser(entry, know, command.base_dir, read_config or config_files.read_config_file)
     launch = parser.run(entry.args)
     launch.env_open_ended = command.env_open_ended or entry.env_open_ended
+    launch.group = command.group
     return launch
 
 

@@ -124,7 +124,14 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[La
     if yaml_manifests.is_serve_config(text):
         launch = launch_from_serve_config(text, base_dir=base_dir)
         return [launch] if launch is not None else []
-    return _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir))
+    launches = _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir)) \
+        + yaml_manifests.ray_launches_in_yaml(text, base_dir=base_dir)
+    for kind, inner, place in yaml_manifests.embedded_documents(text):
+        # a recipe's `guide: |` Markdown, a pod patch in an annotation: that kind, placed here
+        found = _markdown_launches(inner, base_dir, path) if kind == "markdown" \
+            else _yaml_launches(inner, base_dir, path)
+        launches += [_move(launch, place) for launch in found]
+    return launches
 
 
 def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
@@ -258,8 +265,8 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     findings: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
     lines = text.splitlines()
-    for verdict in verdicts:
-        for finding in verdict.findings:
+    for verdict, reported in zip(verdicts, _held_by_every_reading(verdicts)):
+        for finding in reported:
             key = (finding.span, finding.code)
             if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
                 continue
@@ -274,6 +281,31 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
              f"vLLM {v.target.name} ({v.target.reason}); model: {v.model_detail}"
              for v in verdicts]
     return FileResult(verdicts, findings, notes=notes)
+
+
+def _held_by_every_reading(verdicts: list[Verdict]) -> list[tuple[Finding, ...]]:
+    """The findings to report of each verdict.
+
+    Launches of one group are one written launch read with each value a variable may
+    take (an ``if``/``else``, a ``case``, ``a if c else b``): a code is reported once,
+    where its first reading has it, and only if every reading has it (DESIGN.md: a
+    finite set of values is that set).
+    """
+    groups: dict[int, list[Verdict]] = {}
+    for verdict in verdicts:
+        if verdict.launch.group is not None:
+            groups.setdefault(verdict.launch.group, []).append(verdict)
+    out = []
+    for verdict in verdicts:
+        members = groups.get(verdict.launch.group) if verdict.launch.group is not None else None
+        if members is None:
+            out.append(verdict.findings)
+        elif members[0] is not verdict:
+            out.append(())
+        else:
+            common = set.intersection(*({f.code for f in m.findings} for m in members))
+            out.append(tuple(f for f in verdict.findings if f.code in common))
+    return out
 
 
 def check_source(text: str, kind: str = "python", *, vllm_version: str | None = None,
