@@ -250,6 +250,8 @@ def parser() -> argparse.ArgumentParser:
     explain = sub.add_parser("explain", help="print a code's documentation")
     explain.add_argument("code", nargs="?")
     explain.add_argument("--all", action="store_true", help="list every code")
+    server = sub.add_parser("server", help="run the language server for editors (stdio)")
+    server.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead of stdio")
     return ap
 
 
@@ -264,6 +266,10 @@ def main(argv: Iterable[str] | None = None) -> int:
             return run_check(ns)
         if ns.command == "explain":
             return run_explain(ns)
+        if ns.command == "server":
+            from .lsp import run_server
+
+            return run_server(ns.tcp)
         if ns.command == "fix":
             from .fix.command import run_fix
 
