@@ -708,3 +708,25 @@ def test_vllm_image_variants_are_vllm_images_with_their_release(image):
     findings = check_source(f"docker run {image} --model {FALCON} --use-replayssm\n", "shell")
     assert {f.code for f in findings} == {"RSM001", "RSM008"}
     assert {f.release for f in findings} == {"0.30.0"}
+
+
+# -- the speculative method of a draft given only as a model ---------------------------------
+KIMI = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
+
+
+@pytest.mark.parametrize("release,expected", [("0.29.0", ["RSM008"]), ("0.30.0", ["RSM008"]), ("0.31.0", [])])
+def test_a_plain_causal_lm_draft_is_draft_model_with_its_runner_consequences(release, expected):
+    """vLLM reads the draft's config: a plain causal LM is method draft_model, which makes an
+    unset runner fall back to V1 on 0.29/0.30, where Kimi's RecoverSSM with prefix caching fails."""
+    launch = (f"vllm serve {KIMI} --use-replayssm "
+              '--speculative-config \'{"model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_tokens": 3}\'\n')
+    assert [code for _, code in found(launch, "shell", release)] == expected
+
+
+def test_an_unknown_draft_stays_unknown():
+    launch = (f"vllm serve {KIMI} --use-replayssm "
+              '--speculative-config \'{"model": "my-org/private-draft", "num_speculative_tokens": 3}\'\n')
+    assert found(launch, "shell", "0.29.0") == []
+    # the same draft named by the project's model map is read like any other
+    assert found(launch, "shell", "0.29.0", extra_models={"my-org/private-draft": "LlamaForCausalLM"}) \
+        == [(1, "RSM008")]
