@@ -17,6 +17,7 @@ from typing import Callable
 
 from .config import LintConfig
 from .engine import Verdict, judge
+from .inventory import LAUNCH_LOOKING, LaunchNote, Unrecognised, launch_notes, unrecognised_lines
 from .model import Command, Finding, Launch, Span
 from .noqa import suppressed
 
@@ -73,6 +74,10 @@ class FileResult:
     error: str | None = None
     #: one line per launch: which release judged it and why (for --verbose)
     notes: list[str] = field(default_factory=list)
+    #: with LintConfig.inventory: every launch seen, and launch-looking lines none covers
+    launches: list[LaunchNote] = field(default_factory=list)
+    unrecognised: list[Unrecognised] = field(default_factory=list)
+    path: str = ""
 
 
 def _shell(text: str, base_dir: str | None) -> list[Command]:
@@ -265,13 +270,14 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
 
 def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None) -> FileResult:
     """Findings for one text, ``# noqa`` applied as flake8 does (not inside notebooks)."""
-    if not has_trigger(text, kind):
+    if not has_trigger(text, kind) and not (config.inventory and LAUNCH_LOOKING.search(text)):
         return FileResult([], [])
     verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
     findings: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
     lines = text.splitlines()
-    for verdict, reported in zip(verdicts, _held_by_every_reading(verdicts)):
+    held = _held_by_every_reading(verdicts)
+    for verdict, reported in zip(verdicts, held):
         for finding in reported:
             key = (finding.span, finding.code)
             if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
@@ -286,7 +292,31 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
              f"vLLM {v.target.name} ({v.target.reason}); model: {v.model_detail}"
              for v in verdicts]
-    return FileResult(verdicts, findings, notes=notes)
+    result = FileResult(verdicts, findings, notes=notes, path=path or "")
+    if config.inventory:
+        result.launches = launch_notes(verdicts, held)
+        result.unrecognised = unrecognised_lines(_candidate_lines(text, kind), verdicts)
+    return result
+
+
+def _candidate_lines(text: str, kind: str) -> list[tuple[int | None, int, str]]:
+    """(cell, line, text) of the lines a launch could be written on: a Markdown page's (and
+    a notebook's markdown cells') code blocks, a notebook's code cells, any line elsewhere."""
+    if kind == "markdown":
+        from .frontends.markdown import code_lines_of_markdown
+
+        return [(None, line, body) for line, body in code_lines_of_markdown(text)]
+    if kind == "notebook":
+        from .frontends import notebook
+        from .frontends.markdown import code_lines_of_markdown
+
+        out: list[tuple[int | None, int, str]] = []
+        for cell, source in notebook.python_cells_of_notebook(text):
+            out += [(cell, k + 1, line) for k, line in enumerate(notebook.cell_source(text, cell).split("\n"))]
+        for cell, source in notebook.markdown_cells_of_notebook(text):
+            out += [(cell, line, body) for line, body in code_lines_of_markdown(source)]
+        return out
+    return [(None, k + 1, line) for k, line in enumerate(text.split("\n"))]
 
 
 def _held_by_every_reading(verdicts: list[Verdict]) -> list[tuple[Finding, ...]]:

@@ -730,3 +730,36 @@ def test_an_unknown_draft_stays_unknown():
     # the same draft named by the project's model map is read like any other
     assert found(launch, "shell", "0.29.0", extra_models={"my-org/private-draft": "LlamaForCausalLM"}) \
         == [(1, "RSM008")]
+
+
+# -- blind spots made visible ----------------------------------------------------------------
+def test_show_launches_lists_clean_launches_and_unrecognised_launch_lines(tmp_path, capsys):
+    from flake8_replayssm.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "serve.sh").write_text(textwrap.dedent(f"""\
+        vllm serve {NANO} --port 8000
+        # vllm serve commented --use-replayssm
+        echo "vllm serve is starting"
+        myrunner --engine vllm serve {NANO} --use-replayssm
+        vllm serve {NANO} --use-replayssm "$@"
+        """))
+    (tmp_path / "doc.md").write_text("Run `vllm serve <model>` in prose.\n\n```bash\nvllm serve x/y\n```\n")
+    assert main(["check", "--show-launches", "--format", "json", "--vllm-version", "0.33.0", str(tmp_path)]) == 1
+    shown = json.loads(capsys.readouterr().out)
+    assert [(f["line"], f["code"]) for f in shown["findings"]] == [(5, "RSM008")]
+    launches = {(item["path"].rsplit("/", 1)[-1], item["line"]): item for item in shown["launches"]}
+    assert set(launches) == {("serve.sh", 1), ("serve.sh", 5), ("doc.md", 4)}
+    assert launches[("serve.sh", 1)]["codes"] == [] and "NemotronHForCausalLM" in launches[("serve.sh", 1)]["model"]
+    assert launches[("serve.sh", 5)]["assumed"] == ['"$@" adds no ReplaySSM option']
+    assert [(u["path"].rsplit("/", 1)[-1], u["line"]) for u in shown["unrecognised"]] == [("serve.sh", 4)]
+
+
+def test_verbose_lists_what_was_seen_on_stderr(tmp_path, capsys):
+    from flake8_replayssm.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "serve.sh").write_text(f"vllm serve {NANO} --port 8000\n")
+    assert main(["check", "--verbose", "--vllm-version", "0.33.0", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "launch vllm serve: clean; model nvidia/NVIDIA-Nemotron-Nano-9B-v2 (NemotronHForCausalLM)" in err

@@ -242,6 +242,14 @@ def _looks_like_dockerfile(lines: list[str]) -> bool:
     return any(re.match(r"^(CMD|ENTRYPOINT|RUN|ENV|ARG)\b", ln) for ln in significant[1:])
 
 
+def code_lines_of_markdown(text: str) -> list[tuple[int, str]]:
+    """(file line, text) of every line inside a code block (prose is never a launch)."""
+    try:
+        return [(b.line + k, line) for b in _blocks(text) for k, line in enumerate(b.lines)]
+    except Exception:
+        return []
+
+
 def python_program_of_markdown(text: str) -> tuple[str, list[int]] | None:
     """The page's Python blocks as one program, each block on its own lines of the page (the
     other lines blank), and how far each line is indented on the page; None when no block
