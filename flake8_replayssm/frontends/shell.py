@@ -1219,8 +1219,8 @@ class _Shell:
                 out.append(_Field(None, b.splat, loc, partial, _join(b.shadow, ""), label))
             else:
                 joined = _join([p for p in b.parts if p is not None], "")
-                if _UNKNOWN_MARK in joined.text:
-                    out.append(_Field(None, False, loc))
+                if _UNKNOWN_MARK in joined.text:  # holes of an outer string: unknown, but readable again
+                    out.append(_Field(None, False, loc, None, joined))
                 else:
                     out.append(_Field(joined, False, loc))
         return out
