@@ -30,7 +30,10 @@ FORMATS = ("text", "json", "sarif", "github")
 def overrides_of(ns: argparse.Namespace) -> dict[str, object]:
     """The command line's settings (validated), which win over every settings file."""
     values = {key: getattr(ns, spec.field, None) for key, spec in SETTINGS.items()}
-    return project.command_line_overrides(values)
+    overrides = project.command_line_overrides(values)
+    if getattr(ns, "show_launches", False) or getattr(ns, "verbose", False):
+        overrides["inventory"] = True  # list every launch seen, clean ones too
+    return overrides
 
 
 def _lint_job(args: tuple[str, dict[str, object]]) -> FileResult | None:
@@ -80,10 +83,14 @@ def run_check(ns: argparse.Namespace) -> int:
     for error in errors:
         print(f"replayssm-lint: {report.printable(error)}", file=sys.stderr)
     if ns.verbose:
-        for note in notes + [n for r in results for n in r.notes]:
+        for note in notes:
             print(f"replayssm-lint: {report.printable(note)}", file=sys.stderr)
+        for r in results:
+            for line in r.notes + report.inventory_lines(r.launches, r.unrecognised, r.path):
+                print(f"replayssm-lint: {report.printable(line)}", file=sys.stderr)
     checked = sum(1 for r in results if r.error is None)
-    _emit(_render(ns.format, findings, checked, _release_note(first)))
+    rendered = _render(ns.format, findings, checked, _release_note(first))
+    _emit(report.with_inventory(ns.format, rendered, results) if ns.show_launches else rendered)
     if errors:
         return 2
     return 1 if findings else 0
@@ -183,7 +190,12 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--jobs", "-j", type=int, default=1,
                        help=f"parallel processes (at most the number of CPUs, and {MAX_JOBS})")
     check.add_argument("--verbose", "-v", action="store_true",
-                       help="say which release judged each launch, the model's architecture, and what was skipped")
+                       help="say which release judged each launch, the model's architecture, what was skipped, "
+                            "and list every launch seen (stderr)")
+    check.add_argument("--show-launches", action="store_true",
+                       help="also list every launch seen (clean ones too) and the lines that look like a "
+                            "launch where none was recognised (JSON: an object with findings, launches, "
+                            "unrecognised)")
     check.add_argument("--stdin-filename", help="read the file from stdin, named like this")
     fix = sub.add_parser("fix", help="rewrite launches into ones the target release accepts")
     _add_settings_options(fix)
@@ -191,6 +203,8 @@ def parser() -> argparse.ArgumentParser:
     fix.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
     fix.add_argument("--unsafe", action="store_true", help="also apply unsafe fixes")
     fix.add_argument("--force", action="store_true", help="also write read-only files (their mode is kept)")
+    server = sub.add_parser("server", help="run the language server for editors (stdio)")
+    server.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead of stdio")
     explain = sub.add_parser("explain", help="print a code's documentation (by code or rule name)")
     explain.add_argument("code", nargs="?")
     explain.add_argument("--all", action="store_true", help="list every code")
@@ -212,6 +226,10 @@ def main(argv: Iterable[str] | None = None) -> int:
             from .fix.command import run_fix
 
             return run_fix(ns, overrides_of(ns))
+        if ns.command == "server":
+            from .lsp import run_server
+
+            return run_server(ns.tcp)
     except ConfigError as exc:
         print(f"replayssm-lint: error: {report.printable(str(exc))}", file=sys.stderr)
         return 2

@@ -139,9 +139,11 @@ def check_yaml(text: str) -> None:
     """Raise :class:`NotChecked` for YAML that does not compose or nests too deeply."""
     import yaml
 
+    from .frontends.yaml_manifests import mask_templates
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        documents = list(yaml.compose_all(text, Loader=loader))
+    try:  # as the YAML frontend reads it: Helm/Go template actions are unknown values, not errors
+        documents = list(yaml.compose_all(mask_templates(text), Loader=loader))
     except (RecursionError, MemoryError):
         raise _too_deep(None, limit=MAX_DOCUMENT_DEPTH) from None
     except yaml.MarkedYAMLError as exc:
@@ -212,8 +214,9 @@ def shell_syntax_errors(text: str, needles: tuple[str, ...]) -> list[NotChecked]
                 line, col = node.start_point
                 what = f"missing `{node.type}`" if node.is_missing else \
                     f"syntax error near `{_excerpt(data[node.start_byte:node.end_byte])}`"
-                found.append(NotChecked(f"could not be parsed (line {line + 1}: {what})", line + 1,
-                                        kind="syntax"))
+                problem = NotChecked(f"could not be parsed (line {line + 1}: {what})", line + 1, kind="syntax")
+                problem.lines = (data.count(b"\n", 0, start) + 1, region.end_point[0] + 1)
+                found.append(problem)
             continue
         stack.extend(child for child in node.children if child.has_error or child.is_missing)
     return sorted(found, key=lambda nc: nc.line)

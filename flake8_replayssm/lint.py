@@ -18,6 +18,7 @@ from typing import Callable
 from .config import LintConfig
 from .engine import Verdict, judge
 from .files import confined_to
+from .inventory import LAUNCH_LOOKING, LaunchNote, Unrecognised, launch_notes, unrecognised_lines
 from .model import Command, Finding, Launch, Span
 from .noqa import suppressed
 from .unchecked import NotChecked, not_followed, note, recording
@@ -34,7 +35,7 @@ _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
 
 #: a Python file can only launch vLLM through one of these
 PYTHON_LAUNCHERS = ("LLM(", "LLM as", "EngineArgs", "subprocess", "system(", "popen(", "Popen", "shlex",
-                    "create_subprocess")
+                    "create_subprocess", "engine_kwargs")
 
 
 def has_trigger(text: str, kind: str | None = None) -> bool:
@@ -75,6 +76,10 @@ class FileResult:
     error: str | None = None
     #: one line per launch: which release judged it and why (for --verbose)
     notes: list[str] = field(default_factory=list)
+    #: with LintConfig.inventory: every launch seen, and launch-looking lines none covers
+    launches: list[LaunchNote] = field(default_factory=list)
+    unrecognised: list[Unrecognised] = field(default_factory=list)
+    path: str = ""
 
 
 def _shell(text: str, base_dir: str | None) -> list[Command]:
@@ -119,17 +124,33 @@ def _commands_to_launches(commands: list[Command]) -> list[Launch]:
     return [launch for launch in map(launch_from_command, commands) if launch is not None]
 
 
+def _lines_of(launch: Launch) -> set[int]:
+    """The lines a launch was read from (its word, its model, its options)."""
+    spans = [launch.anchor] + [s.span for s in [launch.model, *launch.options.values()] if s is not None]
+    return {line for span in spans if span.source is None for line in range(span.line, span.end_line + 1)}
+
+
 def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
     from .argv import launch_from_serve_config
     from .frontends import yaml_manifests
     from .guard import check_yaml
 
     check_yaml(text)
-
     if yaml_manifests.is_serve_config(text):
         launch = launch_from_serve_config(text, base_dir=base_dir)
         return [launch] if launch is not None else []
-    return _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir))
+    launches = _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir)) \
+        + yaml_manifests.ray_launches_in_yaml(text, base_dir=base_dir)
+    for kind, inner, place in yaml_manifests.embedded_documents(text):
+        # a recipe's `guide: |` Markdown, a pod patch in an annotation: that kind, placed here
+        try:
+            found = _markdown_launches(inner, base_dir, path) if kind == "markdown" \
+                else _yaml_launches(inner, base_dir, path)
+        except NotChecked as exc:  # a string that only looked like a document
+            note(f"a {kind} document inside a string was not checked: {exc.reason}")
+            continue
+        launches += [move_launch(launch, place) for launch in found]
+    return launches
 
 
 def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
@@ -138,6 +159,9 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
 
     check_notebook(text)
     launches = _commands_to_launches(notebook.commands_in_notebook(text, path=path, base_dir=base_dir))
+    for cell, source in notebook.markdown_cells_of_notebook(text):
+        if has_trigger(source):
+            launches += [_in_cell(launch, cell) for launch in _markdown_launches(source, base_dir, path)]
     cells = notebook.python_cells_of_notebook(text)
     if not has_trigger("".join(source for _, source in cells), "python"):
         return launches
@@ -163,16 +187,33 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
     from .frontends import markdown
 
     launches = _commands_to_launches(markdown.commands_in_markdown(text, path=path, base_dir=base_dir))
-    for first_line, source in markdown.python_blocks_of_markdown(text):
-        if has_trigger(source, "python"):
+    program = markdown.python_program_of_markdown(text)
+    together = None
+    if program is not None and has_trigger(program[0], "python"):
+        try:
+            together = _python_launches(program[0], base_dir)
+        except NotChecked:  # judge the blocks one by one
+            together = None
+    if together is not None:  # the page's blocks as one program, as a notebook's cells are
+        launches += [_shifted(launch, 0, program[1]) for launch in together]  # type: ignore[index]
+    else:
+        for first_line, source in markdown.python_blocks_of_markdown(text):
+            if has_trigger(source, "python"):
+                try:
+                    launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
+                except NotChecked as exc:
+                    line = exc.line + first_line - 1
+                    if exc.kind == "syntax":  # a fence in prose is often an excerpt, not a program
+                        note(f"line {line}: Python block not checked: {exc.reason}")
+                    else:
+                        not_followed(Span(line, exc.col, line, exc.col), exc.reason)
+    for first_line, body, indents in markdown.yaml_blocks_of_markdown(text):
+        if has_trigger(body):
             try:
-                launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
-            except NotChecked as exc:
-                line = exc.line + first_line - 1
-                if exc.kind == "syntax":  # a fence in prose is often an excerpt, not a program
-                    note(f"{path or '-'}:{line}: Python block not checked: {exc.reason}")
-                else:
-                    not_followed(Span(line, exc.col, line, exc.col), exc.reason)
+                launches += [_shifted(launch, first_line - 1, indents)
+                             for launch in _yaml_launches(body, base_dir, path)]
+            except NotChecked as exc:  # a YAML fence in prose: an excerpt more often than a file
+                note(f"line {exc.line + first_line - 1}: YAML block not checked: {exc.reason}")
     return launches
 
 
@@ -216,11 +257,17 @@ def _to_cells(launch: Launch, starts: list[tuple[int, int]]) -> Launch:
     return move_launch(launch, change)
 
 
-def _shifted(launch: Launch, lines: int) -> Launch:
+def _shifted(launch: Launch, lines: int, indents: list[int] | None = None) -> Launch:
+    """The launch of a snippet that starts ``lines`` lines down a file, each of its lines
+    indented by ``indents[k]`` more characters there (a fence inside a list item)."""
     from dataclasses import replace
 
+    def indent(line: int) -> int:
+        return indents[line - 1] if indents and 0 < line <= len(indents) else 0
+
     return move_launch(launch, lambda s: s if s.source else replace(
-        s, line=s.line + lines, end_line=s.end_line + lines))
+        s, line=s.line + lines, end_line=s.end_line + lines,
+        col=s.col + indent(s.line), end_col=s.end_col + indent(s.end_line)))
 
 
 def launches_in(text: str, kind: str, *, path: str | None = None) -> list[Launch]:
@@ -241,9 +288,12 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
     if kind == "shell":
         from .guard import shell_syntax_errors
 
-        for problem in shell_syntax_errors(text, TRIGGER_NEEDLES):
-            not_followed(Span(problem.line, problem.col, problem.line, problem.col), problem.reason)
-        return _commands_to_launches(_shell(text, base_dir))
+        launches = _commands_to_launches(_shell(text, base_dir))
+        for problem in shell_syntax_errors(text, TRIGGER_NEEDLES):  # what the frontend could not read
+            first, last = problem.lines
+            if not any(first <= line <= last for launch in launches for line in _lines_of(launch)):
+                not_followed(Span(problem.line, problem.col, problem.line, problem.col), problem.reason)
+        return launches
     if kind == "makefile":
         return _commands_to_launches(_makefile(text, base_dir))
     if kind == "dockerfile":
@@ -265,7 +315,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     text, or the parts a frontend did not follow.  ``--config`` files named in
     the text are read only inside the project (:func:`.files.confined_to`).
     """
-    if not has_trigger(text, kind):
+    if not has_trigger(text, kind) and not (config.inventory and LAUNCH_LOOKING.search(text)):
         return FileResult([], [])
     root = str(config.project_root) if config.project_root is not None else \
         (os.path.dirname(os.path.abspath(path)) if path else os.getcwd())
@@ -280,8 +330,9 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     findings: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
     lines = text.splitlines()
+    held = _held_by_every_reading(verdicts)
     unchecked = record.findings() + ([whole.finding()] if whole is not None else [])
-    for finding in [f for v in verdicts for f in v.findings] + \
+    for finding in [f for reported in held for f in reported] + \
             [f for f in unchecked if config.is_enabled(f.code)]:
         key = (finding.span, finding.code)
         if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
@@ -294,9 +345,58 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
         findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-             f"vLLM {v.target.release.version} ({v.target.reason}); {_model_note(v, config)}"
+             f"vLLM {v.target.name} ({v.target.reason}); {_model_note(v, config)}"
              for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
-    return FileResult(verdicts, findings, notes=notes)
+    result = FileResult(verdicts, findings, notes=notes, path=path or "")
+    if config.inventory:
+        result.launches = launch_notes(verdicts, held)
+        result.unrecognised = unrecognised_lines(_candidate_lines(text, kind), verdicts)
+    return result
+
+
+def _candidate_lines(text: str, kind: str) -> list[tuple[int | None, int, str]]:
+    """(cell, line, text) of the lines a launch could be written on: a Markdown page's (and
+    a notebook's markdown cells') code blocks, a notebook's code cells, any line elsewhere."""
+    if kind == "markdown":
+        from .frontends.markdown import code_lines_of_markdown
+
+        return [(None, line, body) for line, body in code_lines_of_markdown(text)]
+    if kind == "notebook":
+        from .frontends import notebook
+        from .frontends.markdown import code_lines_of_markdown
+
+        out: list[tuple[int | None, int, str]] = []
+        for cell, source in notebook.python_cells_of_notebook(text):
+            out += [(cell, k + 1, line) for k, line in enumerate(notebook.cell_source(text, cell).split("\n"))]
+        for cell, source in notebook.markdown_cells_of_notebook(text):
+            out += [(cell, line, body) for line, body in code_lines_of_markdown(source)]
+        return out
+    return [(None, k + 1, line) for k, line in enumerate(text.split("\n"))]
+
+
+def _held_by_every_reading(verdicts: list[Verdict]) -> list[tuple[Finding, ...]]:
+    """The findings to report of each verdict.
+
+    Launches of one group are one written launch read with each value a variable may
+    take (an ``if``/``else``, a ``case``, ``a if c else b``): a code is reported once,
+    where its first reading has it, and only if every reading has it (DESIGN.md: a
+    finite set of values is that set).
+    """
+    groups: dict[int, list[Verdict]] = {}
+    for verdict in verdicts:
+        if verdict.launch.group is not None:
+            groups.setdefault(verdict.launch.group, []).append(verdict)
+    out = []
+    for verdict in verdicts:
+        members = groups.get(verdict.launch.group) if verdict.launch.group is not None else None
+        if members is None:
+            out.append(verdict.findings)
+        elif members[0] is not verdict:
+            out.append(())
+        else:
+            common = set.intersection(*({f.code for f in m.findings} for m in members))
+            out.append(tuple(f for f in verdict.findings if f.code in common))
+    return out
 
 
 def _model_note(verdict: Verdict, config: LintConfig) -> str:

@@ -9,6 +9,7 @@ return :class:`Finding` objects.  Nothing here knows about a file format.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -39,6 +40,16 @@ UNKNOWN: Final = _Unknown()
 #: stands for an unknown part inside a word's text (``CUDA_VISIBLE_DEVICES={gpu}``
 #: from an f-string); a word holding it is treated as not static
 UNKNOWN_PART: Final = "\x00"
+
+
+#: what frontends write in place of a part they cannot know, when a text is read again: an
+#: unknown shell expansion (``${__rsm_unknown_3}``), a Helm/Go template action (``__RSMTPL___``)
+_STAND_INS = re.compile(r"\$\{__rsm_unknown_\d+\}|__RSMTPL_+")
+
+
+def readable(text: str) -> str:
+    """``text`` as a user wrote it, the frontends' stand-ins shown as ``…``."""
+    return _STAND_INS.sub("…", text)
 
 
 @dataclass(frozen=True)
@@ -77,6 +88,8 @@ class Word:
     text: str | None
     span: Span
     splat: bool = False
+    #: how an unseen word is written (``"$@"``, ``$EXTRA_ARGS``, ``**kwargs``), for messages
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,9 +118,14 @@ class Launch:
     vllm.entrypoints.openai.api_server``), or ``"python"`` (``LLM``,
     ``EngineArgs``, ``AsyncEngineArgs``).  ``options`` maps vLLM's destination
     names (``use_replayssm``, ``mamba_backend``...) to the last setting of each.
-    ``open_ended`` is true when part of the launch cannot be seen (a splat, a
-    ``**kwargs`` from elsewhere, a ``--config`` file that cannot be read): an
-    option missing from ``options`` is then unknown rather than default.
+    ``open_ended`` is true when part of the launch cannot be seen in a way no
+    convention covers (a ``--config`` file that cannot be read): an option
+    missing from ``options`` is then unknown rather than default.  ``unseen``
+    lists the extra arguments the linter cannot see (``"$@"``, ``$EXTRA_ARGS``,
+    ``**kwargs`` from elsewhere); DESIGN.md's "judge what is written" assumes
+    they add nothing that changes the verdict, unless the ``extra-args =
+    "open"`` setting asks for the strict reading (then they make the launch
+    open-ended).
     """
 
     entry: str
@@ -117,6 +135,12 @@ class Launch:
     env: dict[str, Setting] = field(default_factory=dict)
     open_ended: bool = False
     env_open_ended: bool = False
+    #: how each unseen extra argument is written, in order (see above)
+    unseen: list[str] = field(default_factory=list)
+    #: launches that are one written launch read with different values of a variable
+    #: (``if``/``else``, ``case``, ``a if c else b``) share a group; a code is reported
+    #: only if every member of the group has it
+    group: int | None = None
     #: findings the interpreter itself makes (RSM101, RSM103, RSM106): how the
     #: launch is written, whatever the release
     form_findings: list[Finding] = field(default_factory=list)
@@ -133,6 +157,12 @@ class Launch:
     base_dir: str | None = None
     #: form: "argv" (flags) or "kwargs" (Python keywords); messages speak the user's form
     form: str = "argv"
+
+    def add_unseen(self, label: str | None) -> None:
+        """Record an extra argument the linter cannot see (once per spelling)."""
+        text = readable(label) if label else "an argument the linter cannot see"
+        if text not in self.unseen:
+            self.unseen.append(text)
 
     @property
     def replayssm_span(self) -> Span:
@@ -183,3 +213,8 @@ class Command:
     env_open_ended: bool = False
     image: str | None = None
     base_dir: str | None = None
+    #: the :attr:`Launch.group` of the launch this command performs (variants of one command)
+    group: int | None = None
+    #: files the same script writes before the command (a here-document): path -> (text, a
+    #: function moving a span of that text to where it is written), for ``--config PATH``
+    files: dict[str, tuple[str, Any]] = field(default_factory=dict)

@@ -309,7 +309,9 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
         found = exc.finding(path)
         return FileResult([], [found] if settings().is_enabled(found.code) else [])
     if not any(needle.encode() in data for needle in TRIGGER_NEEDLES):  # most files stop here, undecoded
-        return FileResult([], []) if kind else None
+        # ...unless every launch is to be listed, clean ones too (--show-launches)
+        if not (b"vllm" in data or b"LLM" in data or b"engine_kwargs" in data) or not settings().inventory:
+            return FileResult([], []) if kind else None
     text = decode(data, kind).text
     kind = kind or detect_kind(path, text)
     if kind is None:

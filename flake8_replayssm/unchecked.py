@@ -44,6 +44,8 @@ class NotChecked(Exception):
         self.line = max(line, 1)
         self.col = max(col, 0)
         self.kind = kind
+        #: the lines a problem in part of a text covers (first, last)
+        self.lines = (self.line, self.line)
 
     def finding(self, path: str = "", cell: int | None = None) -> Finding:
         span = Span(self.line, self.col, self.line, self.col, cell=cell)

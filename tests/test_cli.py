@@ -114,8 +114,7 @@ def test_exit_1_with_findings(project, capsys):
 
 
 @pytest.mark.parametrize("args", [
-    ["check", "--vllm-version", "0.26.0", "x.py"],  # a release without --use-replayssm
-    ["check", "--vllm-version", "0.1", "x.py"],
+    ["check", "--vllm-version", "banana", "x.py"],  # not a version
     ["check", "--select", "RSM999", "x.py"],
     ["check", "--ignore", "E501", "x.py"],
     ["check", "--enable", "XYZ1", "x.py"],
@@ -135,11 +134,16 @@ def test_exit_2_on_bad_usage(project, capsys, args):
     assert "Traceback" not in err
 
 
-def test_vllm_version_without_replayssm_says_why(project, capsys):
+def test_release_before_replayssm_is_a_verdict_not_a_usage_error(project, capsys):
+    """DESIGN: a launch targeted at a release before 0.27.0 is RSM104 (the flag does not exist)."""
     write(project / "x.py", NANO_SRC)
-    code, _, err = run(capsys, "check", "--vllm-version", "0.26.0", "x.py")
-    assert code == 2
-    assert "0.26.0" in err and "0.27.0" in err
+    code, out, err = run(capsys, "check", "--format", "json", "--vllm-version", "0.26.0", "x.py")
+    assert code == 1, err
+    [finding] = json.loads(out)
+    assert finding["code"] == "RSM104" and finding["line"] == 2
+    assert "0.26.0" in finding["message"] and "0.27.0" in finding["message"]
+    assert "unexpected keyword argument 'use_replayssm'" in finding["message"]
+    assert finding["vllm_version"] == "0.26.0"
 
 
 def test_unknown_release_after_the_known_ones_is_judged_by_the_newest(project, capsys):
@@ -504,7 +508,8 @@ def test_verbose_says_which_release_and_why(project, capsys):
     assert "nano.py:2" in err
     assert "judged for vLLM 0.33.0" in err
     assert "(--vllm-version)" in err
-    assert "RSM" not in err.replace("replayssm-lint", "")  # findings go to stdout only
+    assert "Triton ReplaySSM requires" not in err  # findings go to stdout only (stderr: what was seen)
+    assert "launch LLM(...): RSM008; model nvidia/NVIDIA-Nemotron-Nano-9B-v2" in err
 
 
 def test_verbose_reason_for_default_release(project, capsys):
@@ -802,7 +807,7 @@ def test_console_script(tmp_path):
     clean = subprocess.run([console_script(), "check", "--vllm-version", "0.28.0", "ok.py"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert (clean.returncode, clean.stdout) == (0, "No findings (1 file checked).\n")
-    bad = subprocess.run([console_script(), "check", "--vllm-version", "0.26.0", "ok.py"],
+    bad = subprocess.run([console_script(), "check", "--vllm-version", "latest", "ok.py"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr

@@ -112,11 +112,16 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
     blocks = _python_blocks(text) if kind == "markdown" else []
     in_blocks: dict[int, Planner] = {}
     seen: set[tuple[int, int, int, int]] = set()
+    groups: set[int] = set()
     for verdict in result.verdicts:
         findings = [f for f in verdict.findings if (f.span, f.code) in reported]
         key = span_key(verdict.launch.anchor)
         if key in seen and verdict.launch.form == "argv":  # the same command reached twice
             continue
+        if verdict.launch.group is not None:  # one written launch read with each of its values
+            if verdict.launch.group in groups:
+                continue
+            groups.add(verdict.launch.group)
         seen.add(key)
         block = python_block_of(blocks, verdict.launch.anchor.line) if blocks else None
         if block is None:
