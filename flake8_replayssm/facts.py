@@ -26,6 +26,9 @@ DEFAULT_NOTES = {
     "v2": "VLLM_USE_V2_MODEL_RUNNER is unset, and vLLM {version} then uses Model Runner V2 on {platform}",
     "prefix_caching": "prefix caching is not set, and vLLM {version} turns it {pc_word} for this model",
     "backend": "--mamba-backend defaults to triton",
+    # a value vLLM derives, named in its message though the launch never wrote it
+    "cache_mode": "the launch does not set --mamba-cache-mode {mode}: vLLM {version} derives it from prefix "
+                  "caching being {pc_word}{pc_how}",
 }
 
 #: candidate values for an unknown speculative method (one keeps V2 in every
@@ -334,6 +337,8 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
         if backend_value is None:
             defaults.add("backend")
         cache_mode = effective_cache_mode(release, d["user_mode"], pc, arch, kind)
+        if d["user_mode"] is None:
+            defaults.add("cache_mode")
         runner_facts = {"dbo": d["dbo"], "executor": d["executor"], "pp": d["pp"],
                         "parallel_drafting": bool(d["parallel_drafting"]), "method": method,
                         "compile_mode": d["compile_mode"],
@@ -377,4 +382,6 @@ def default_note(fact: str, scenario: Scenario, release: Release, platform: str)
         version=release.version,
         platform={"cuda": "CUDA", "rocm": "ROCm", "xpu": "XPU"}.get(platform, platform),
         pc_word="on" if scenario.facts["prefix_caching"] else "off",
+        pc_how=" (its default for this model)" if "prefix_caching" in scenario.defaults else "",
+        mode=scenario.facts.get("cache_mode", ""),
     )

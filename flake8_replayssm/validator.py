@@ -110,8 +110,9 @@ def _span_for(launch: Launch, check: Check) -> Span:
 def _message(check: Check, scenario: Scenario, release: Release, platform: str) -> str:
     facts: dict[str, Any] = dict(scenario.facts)
     text = check.message.format(**facts)
-    notes = [note for note in (default_note(name, scenario, release, platform)
-                               for name in sorted(check.when.names)) if note]
+    # a derived value is explained only where vLLM's message names it
+    names = [name for name in sorted(check.when.names) if name != "cache_mode" or "--mamba-cache-mode" in text]
+    notes = [note for note in (default_note(name, scenario, release, platform) for name in names) if note]
     platform_name = {"rocm": "ROCm", "xpu": "XPU"}.get(platform, platform)
     where = f"vLLM {release.version}" + ("" if platform == "cuda" else f" on {platform_name}")
     stage = f", at {check.stage}" if check.stage else ""
