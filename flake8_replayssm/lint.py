@@ -20,7 +20,7 @@ from .engine import Verdict, judge
 from .files import confined_to
 from .inventory import LAUNCH_LOOKING, LaunchNote, Unrecognised, launch_notes, unrecognised_lines
 from .model import Command, Finding, Launch, Span
-from .noqa import suppressed
+from .noqa import Suppressions
 from .unchecked import NotChecked, not_followed, note, recording
 
 #: a text must contain one of these to hold anything we report (plain substring
@@ -124,10 +124,11 @@ def _commands_to_launches(commands: list[Command]) -> list[Launch]:
     return [launch for launch in map(launch_from_command, commands) if launch is not None]
 
 
-def _lines_of(launch: Launch) -> set[int]:
-    """The lines a launch was read from (its word, its model, its options)."""
+def _lines_of(launch: Launch, cell: int | None = None) -> set[int]:
+    """The lines a launch was read from (its word, its model, its options), in one cell."""
     spans = [launch.anchor] + [s.span for s in [launch.model, *launch.options.values()] if s is not None]
-    return {line for span in spans if span.source is None for line in range(span.line, span.end_line + 1)}
+    return {line for span in spans if span.source is None and span.cell == cell
+            for line in range(span.line, span.end_line + 1)}
 
 
 def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
@@ -329,18 +330,18 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
             verdicts, whole = [], NotChecked("too deeply nested to check safely")
     findings: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
-    lines = text.splitlines()
     held = _held_by_every_reading(verdicts)
     unchecked = record.findings() + ([whole.finding()] if whole is not None else [])
-    for finding in [f for reported in held for f in reported] + \
-            [f for f in unchecked if config.is_enabled(f.code)]:
+    candidates = [(f, v.launch) for v, reported in zip(verdicts, held) for f in reported] + \
+        [(f, None) for f in unchecked if config.is_enabled(f.code)]
+    quiet = _Quiet(text, kind) if noqa else None
+    for finding, launch in candidates:
         key = (finding.span, finding.code)
         if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
             continue
         seen.add(key)
         where = finding.span.source or path or ""
-        if noqa and kind != "notebook" and finding.span.source is None \
-                and suppressed(lines, finding.span.line, finding.code):
+        if quiet is not None and finding.span.source is None and quiet.covers(finding, launch):
             continue
         findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
@@ -397,6 +398,41 @@ def _held_by_every_reading(verdicts: list[Verdict]) -> list[tuple[Finding, ...]]
             common = set.intersection(*({f.code for f in m.findings} for m in members))
             out.append(tuple(f for f in verdict.findings if f.code in common))
     return out
+
+
+class _Quiet:
+    """The suppressions of a text (per cell in a notebook), asked per finding with its launch."""
+
+    def __init__(self, text: str, kind: str) -> None:
+        self.text, self.kind = text, kind
+        self.by_cell: dict[int | None, Suppressions] = {}
+
+    def _of(self, cell: int | None) -> Suppressions:
+        if cell not in self.by_cell:
+            if cell is None:
+                lines = self.text.splitlines()
+            else:
+                from .frontends.notebook import cell_source
+
+                lines = cell_source(self.text, cell).splitlines()
+            self.by_cell[cell] = Suppressions(lines)
+        return self.by_cell[cell]
+
+    def covers(self, finding: Finding, launch: Launch | None) -> bool:
+        span = finding.span
+        if self.kind == "notebook" and span.cell is None:
+            return False  # a line of the notebook's JSON, where no comment can be
+        first = last = None
+        suppressions = self._of(span.cell)
+        if launch is not None and launch.form == "argv":  # a command line: any of its lines
+            lines = _lines_of(launch, span.cell)
+            if lines:
+                first, last = min(lines), max(lines)
+                while last < len(suppressions.lines) and suppressions.lines[last - 1].rstrip().endswith("\\"):
+                    last += 1  # the words after the last option, on the continuation lines
+        elif launch is not None and launch.anchor.cell == span.cell:  # a call: from its name to here
+            first, last = min(launch.anchor.line, span.line), max(launch.anchor.line, span.line)
+        return suppressions.covers(finding.code, span.line, first, last)
 
 
 def _model_note(verdict: Verdict, config: LintConfig) -> str:

@@ -54,6 +54,8 @@ class Plugin:
 
     #: LintConfig fields from flake8's options (its command line over its config files)
     _overrides: ClassVar[dict[str, Any]] = {}
+    #: flake8's --disable-noqa turns our suppressions off too
+    _noqa: ClassVar[bool] = True
 
     def __init__(self, tree: ast.AST, filename: str, lines: Sequence[str]) -> None:
         self.filename = filename
@@ -75,6 +77,7 @@ class Plugin:
         if "vllm_version" in overrides:
             overrides["vllm_version_source"] = f"--{PREFIX}vllm-version"
         cls._overrides = overrides
+        cls._noqa = not getattr(options, "disable_noqa", False)
         from .project import settings_for
 
         try:  # the settings of the directory flake8 runs in: a bad pyproject stops the run here
@@ -97,8 +100,9 @@ class Plugin:
         from .lint import lint_text
 
         try:
-            # flake8 applies `# noqa` itself (and honours its --disable-noqa)
-            findings = lint_text(text, "python", self.config(), path=self.filename, noqa=False).findings
+            # `# noqa` on the reported line is flake8's own; ours adds the other lines of a launch
+            # and the replayssm-lint directives, so flake8 and the CLI silence the same findings
+            findings = lint_text(text, "python", self.config(), path=self.filename, noqa=self._noqa).findings
         except ConfigError as exc:  # this file's project has a bad setting: never a silently idle plugin
             yield 1, 0, f"RSM900 invalid settings ({exc}): the launches in this file were not checked", type(self)
             return
