@@ -39,6 +39,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from .files import read_bounded
+from .unchecked import NotChecked
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11 only
@@ -242,9 +245,9 @@ def _read_config_dir(directory: Path, shown: str) -> Resolution:
             return _unknown(
                 f"{shown} has no config.json (Mistral-format or incomplete checkpoint?)"
             )
-        if config.stat().st_size > _MAX_CONFIG_BYTES:
-            return _unknown(f"{shown}/config.json is too large to be a model config")
-        data = json.loads(config.read_bytes())
+        data = json.loads(read_bounded(str(config), _MAX_CONFIG_BYTES))  # regular files only, bounded
+    except NotChecked as exc:
+        return _unknown(f"{shown}/config.json not read: {exc.reason}")
     except (OSError, ValueError, RecursionError) as exc:
         return _unknown(f"cannot read {shown}/config.json: {type(exc).__name__}")
     archs = data.get("architectures") if isinstance(data, dict) else None

@@ -106,13 +106,15 @@ def parse_error(text: str, kind: str) -> str | None:
 
             import libcst
 
-            ast.parse(text)
+            from ..guard import check_python
+
+            check_python(text)  # raises for what libcst must never see
+            ast.parse(text.lstrip("\ufeff"))
             libcst.parse_module(text)
         elif kind == "yaml":
-            import yaml
+            from ..guard import check_yaml
 
-            for _ in yaml.safe_load_all(text):
-                pass
+            check_yaml(text)  # composed, never constructed: aliases are not expanded
         elif kind == "notebook":
             json.loads(text)
     except Exception as exc:  # any parser error means: do not write

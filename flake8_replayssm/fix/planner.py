@@ -94,9 +94,13 @@ def _python_facts(text: str, index: LineIndex) -> _PyFacts | None:
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
+    from ..guard import check_python
+    from ..unchecked import NotChecked
+
     try:
+        check_python(text)  # libcst must never see what would crash it or take minutes
         module = cst.parse_module(text)
-    except Exception:
+    except (NotChecked, Exception):
         return None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     pos = wrapper.resolve(PositionProvider)
