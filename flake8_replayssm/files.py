@@ -109,6 +109,7 @@ def is_binary(data: bytes) -> bool:
 #: undecodable bytes 0x80-0xFF are kept as U+F780-U+F7FF while the text is linted and fixed
 _PUA_BASE = 0xF700
 _HAS_PUA = re.compile("[\uf780-\uf7ff]")
+_HAS_SURROGATE = re.compile("[\udc80-\udcff]")
 _SURROGATES = {0xDC00 + b: _PUA_BASE + b for b in range(0x80, 0x100)}
 _BACK = {v: k for k, v in _SURROGATES.items()}
 _BOM = codecs.BOM_UTF8
@@ -128,7 +129,9 @@ class Decoded:
     lossless: bool = True
 
     def encode(self, text: str) -> bytes:
-        raw = text.translate(_BACK).encode(self.encoding, "surrogateescape")
+        if _HAS_PUA.search(text):
+            text = text.translate(_BACK)
+        raw = text.encode(self.encoding, "surrogateescape")
         return (_BOM if self.bom else b"") + raw
 
 
@@ -154,7 +157,7 @@ def decode(data: bytes, kind: str | None = None) -> Decoded:
         encoding, text = "utf-8", body.decode("utf-8", "surrogateescape")
     if _HAS_PUA.search(text):  # the mapping would be ambiguous: lint it, never write it
         return Decoded(body.decode(encoding, "replace"), encoding, bom, lossless=False)
-    decoded = Decoded(text.translate(_SURROGATES), encoding, bom)
+    decoded = Decoded(text.translate(_SURROGATES) if _HAS_SURROGATE.search(text) else text, encoding, bom)
     try:
         same = decoded.encode(decoded.text) == data
     except UnicodeError:

@@ -181,8 +181,8 @@ def settings_for(path: str | os.PathLike[str] | None = None, overrides: Override
     leaves out flake8's INI files (the flake8 plugin gets those values from flake8,
     which also honours ``--isolated`` and ``--config``).  Raises
     :class:`ConfigError` with a one-line message for any invalid setting.  Settings
-    files are re-read when they change, so a long-running caller (the LSP server)
-    can call this for every document.
+    files are re-read when they change; where they are is remembered per folder until
+    :func:`clear_caches` (the LSP server calls it when a settings file changes).
     """
     raw = os.fspath(path) if path is not None else "-"
     if raw in ("-", "stdin"):
@@ -190,13 +190,29 @@ def settings_for(path: str | os.PathLike[str] | None = None, overrides: Override
     else:
         absolute = Path(os.path.abspath(raw))
         folder = absolute if os.path.isdir(absolute) else absolute.parent
-    root = find_project_root(folder)
-    ini = _ini_file(folder, root) if flake8_ini else None
-    fields = dict(_project_fields(root, ini, _signature(root / "pyproject.toml", ini)))
-    _combine(fields, overrides or {})
-    config = LintConfig(project_root=root, **fields)
-    validate(config)
+    root, ini = _where_settings_are(folder, flake8_ini)
+    signature = _signature(root / "pyproject.toml", ini)
+    key = (root, ini, signature, repr(sorted((overrides or {}).items())))
+    config = _CONFIGS.get(key)
+    if config is None:
+        fields = dict(_project_fields(root, ini, signature))
+        _combine(fields, overrides or {})
+        config = LintConfig(project_root=root, **fields)
+        validate(config)
+        if len(_CONFIGS) > 4096:
+            _CONFIGS.clear()
+        _CONFIGS[key] = config
     return config
+
+
+_CONFIGS: dict[tuple[Any, ...], LintConfig] = {}
+
+
+@lru_cache(maxsize=4096)
+def _where_settings_are(folder: Path, flake8_ini: bool) -> tuple[Path, Path | None]:
+    """(project root, flake8 settings file) of a folder; cached until :func:`clear_caches`."""
+    root = find_project_root(folder)
+    return root, (_ini_file(folder, root) if flake8_ini else None)
 
 
 def validate(config: LintConfig) -> None:
@@ -225,8 +241,11 @@ def command_line_overrides(values: Mapping[str, Any], *, prefix: str = "--",
 
 
 def clear_caches() -> None:
-    """Forget settings read so far (one run of the CLI reads each settings file once)."""
+    """Forget settings read so far (one run of the CLI reads each settings file once; the
+    language server calls this when a settings file appears, changes or goes)."""
     _project_fields.cache_clear()
+    _where_settings_are.cache_clear()
+    _CONFIGS.clear()
 
 
 # ---------------------------------------------------------------------------
@@ -281,6 +300,9 @@ def iter_files(paths: Sequence[str], excludes: Sequence[str] = (), notes: list[s
                 yield full
 
 
+_BYTE_NEEDLES = tuple(needle.encode() for needle in TRIGGER_NEEDLES)
+
+
 def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
               kind: str | None = None) -> FileResult | None:
     """Lint one file; None when it is not a file of a kind we read.
@@ -300,7 +322,7 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
     try:
         data = read_bounded(path)
         if is_binary(data):
-            if kind is None or not any(needle.encode() in data for needle in TRIGGER_NEEDLES):
+            if kind is None or not any(needle in data for needle in _BYTE_NEEDLES):
                 return None if kind is None else FileResult([], [])
             raise NotChecked("binary file (NUL bytes)", kind="file")
     except NotChecked as exc:
@@ -308,7 +330,7 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
             return None
         found = exc.finding(path)
         return FileResult([], [found] if settings().is_enabled(found.code) else [])
-    if not any(needle.encode() in data for needle in TRIGGER_NEEDLES):  # most files stop here, undecoded
+    if not any(needle in data for needle in _BYTE_NEEDLES):  # most files stop here, undecoded
         # ...unless every launch is to be listed, clean ones too (--show-launches)
         if not (b"vllm" in data or b"LLM" in data or b"engine_kwargs" in data) or not settings().inventory:
             return FileResult([], []) if kind else None
