@@ -14,6 +14,8 @@ import pytest
 
 from conftest import codes
 from flake8_replayssm.config import LintConfig
+from flake8_replayssm.fix.codemod import fix_text, plan_edits
+from flake8_replayssm.fix.edits import apply_edits
 from flake8_replayssm.lint import lint_text
 from flake8_replayssm.rules import severity
 
@@ -34,6 +36,12 @@ def findings(text: str, kind: str, release: str, **options: str) -> list[tuple[i
 def messages(text: str, kind: str, release: str) -> list[str]:
     return [f.message for f in lint_text(text, kind, LintConfig(vllm_version=release)).findings
             if f.code == "RSM107"]
+
+
+def fixed(text: str, kind: str, release: str) -> str:
+    outcome = fix_text(text, kind, LintConfig(vllm_version=release))
+    assert outcome.error is None
+    return outcome.text
 
 
 def test_is_a_warning():
@@ -178,3 +186,54 @@ def test_dockerfile_and_kubernetes_args():
            f"    - --model\n    - {NANO}\n    - --no-enable-prefix-caching\n    - --mamba-cache-mode\n"
            "    - all\n")
     assert findings(k8s, "yaml", "0.31.0") == [(12, "RSM107")]
+
+
+# -- the fix ---------------------------------------------------------------------------
+
+def test_fix_drops_the_mode_in_shell():
+    before = f"vllm serve {NANO} --no-enable-prefix-caching --mamba-cache-mode align --port 8000\n"
+    after = fixed(before, "shell", "0.31.0")
+    assert after == f"vllm serve {NANO} --no-enable-prefix-caching --port 8000\n"
+    assert findings(after, "shell", "0.31.0") == []
+    assert fixed(after, "shell", "0.31.0") == after
+
+
+def test_fix_drops_the_keyword():
+    before = (f"from vllm import LLM\nllm = LLM(\n    \"{NANO}\",\n    enable_prefix_caching=False,\n"
+              "    mamba_cache_mode=\"align\",  # meant to keep Mamba states\n    max_num_seqs=8,\n)\n")
+    after = fixed(before, "python", "0.29.0")
+    assert "mamba_cache_mode" not in after and "max_num_seqs=8," in after and "enable_prefix_caching=False" in after
+    assert findings(after, "python", "0.29.0") == []
+
+
+def test_fix_drops_the_serve_config_key():
+    before = f"model: {NANO}\nno-enable-prefix-caching: true\nmamba-cache-mode: align\nport: 8000\n"
+    assert fixed(before, "yaml", "0.30.0") == f"model: {NANO}\nno-enable-prefix-caching: true\nport: 8000\n"
+
+
+def test_fix_keeps_the_mode_when_it_turns_prefix_caching_on():
+    """RSM006's fix (--enable-prefix-caching for a block size) makes the mode take effect."""
+    before = f"vllm serve {NANO} --mamba-cache-mode align --mamba-block-size 256\n"
+    assert sorted(c for _, c in findings(before, "shell", "0.27.0")) == ["RSM006", "RSM107"]
+    after = fixed(before, "shell", "0.27.0")
+    assert after == f"vllm serve {NANO} --mamba-cache-mode align --mamba-block-size 256 --enable-prefix-caching\n"
+    assert findings(after, "shell", "0.27.0") == []
+
+
+def test_runner_fix_does_not_pin_a_mode_that_prefix_caching_off_overrides():
+    """RSM008's fix pins --mamba-cache-mode align before 0.33, except where it would be RSM107."""
+    config = LintConfig(vllm_version="0.30.0")
+    for pc, pinned in (("--no-enable-prefix-caching", False), ("--enable-prefix-caching", True)):
+        before = f"vllm serve {NANO} --use-replayssm {pc}\n"
+        one_round = apply_edits(before, plan_edits(before, "shell", config))
+        assert one_round.startswith("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve")
+        assert ("--mamba-cache-mode align" in one_round) is pinned
+        assert findings(one_round, "shell", "0.30.0") == []
+
+
+def test_unsafe_runner_fix_for_keywords_does_not_pin_an_overridden_mode():
+    before = (f"import os\nfrom vllm import LLM\nllm = LLM(\"{NANO}\", use_replayssm=True, "
+              "enable_prefix_caching=False)\n")
+    one_round = apply_edits(before, plan_edits(before, "python", LintConfig(vllm_version="0.31.0"), unsafe=True))
+    assert 'os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"' in one_round
+    assert "mamba_cache_mode" not in one_round and 'mamba_backend="triton"' in one_round

@@ -13,6 +13,10 @@ of each launch (``judge(...).target.release``):
 - RSM104 [safe]: ``--disable-prefix-caching`` before 0.33 -> ``--no-enable-prefix-caching``;
   ``--mamba-cache-mode all`` -> ``align`` on 0.32, dropped on 0.33.
 - RSM105 [safe]: drop the deprecated ``--mamba-cache-mode X`` / ``mamba_cache_mode=...``.
+- RSM107 [safe]: drop the mode vLLM sets to ``none`` because prefix caching is off (it runs
+  with ``none`` either way) -- unless the same plan turns prefix caching on (RSM006), which
+  makes the mode take effect.  Turning prefix caching on instead changes what the launch
+  does, so the message only names it.
 - RSM106 [safe]: ``--use-replayssm=true`` -> ``--use-replayssm``; ``--use-replayssm true``
   -> drop ``true``.  False-ish values (``=false``, ``false``) are left to the user.
 - RSM002 [safe], only the "only in align mode" check: an explicit mode -> ``align``;
@@ -28,7 +32,7 @@ of each launch (``judge(...).target.release``):
   ``env={**os.environ, ...}`` on a ``subprocess`` call with an argv list literal
   when ``os`` is imported (an existing ``env={...}`` literal gets the entry) --
   and pin ``--mamba-backend triton`` (plus ``--mamba-cache-mode align`` before
-  0.33, where that flag is deprecated).  The pins are added only together with a
+  0.33, where that flag is deprecated, unless prefix caching is turned off: RSM107).  The pins are added only together with a
   real fix, never alone.
 - RSM008 [unsafe] for ``LLM(...)``/``EngineArgs(...)``: an ``os.environ[...] = "0"``
   line before the statement (it changes the whole process), plus the pins.
@@ -301,6 +305,8 @@ class _Planner:
         self.item_deletions: list[tuple[Any, int, str]] = []
         self.edits: list[Edit] = []
         self.skipped: list[str] = []
+        #: where the edits of the launch being planned start in ``edits``
+        self.launch_start = 0
         self.environ_planned = False
         #: words to delete in the launch being planned: (start, end, in a list, code)
         self.deletions: list[tuple[int, int, bool, str]] = []
@@ -639,7 +645,7 @@ class _Planner:
         if launch.anchor.cell is not None or launch.anchor.source is not None:
             self.skipped.extend(f"{f.code}: not fixable in this file kind" for f in findings)
             return
-        before = len(self.edits)
+        before = self.launch_start = len(self.edits)
         self.expect(launch)
         try:
             if self.serve_config:
@@ -659,6 +665,16 @@ class _Planner:
             apply_edits(self.text, self.edits[before:])
         except OverlapError:
             del self.edits[before:]
+
+    def planned(self, code: str) -> bool:
+        """Whether the plan of the current launch already has an edit for ``code``."""
+        return any(code in edit.code.split(",") for edit in self.edits[self.launch_start:])
+
+    def drops_overridden_mode(self, findings: Sequence[Finding], mode: Setting | None) -> bool:
+        """RSM107 at ``mode``, and this plan does not turn prefix caching on (RSM006's fix would
+        make the mode take effect, so it stays)."""
+        return mode is not None and any(f.code == "RSM107" and f.span == mode.span for f in findings) \
+            and not self.planned("RSM006")
 
     def expect(self, launch: Launch) -> None:
         if launch.form == "kwargs":
@@ -727,6 +743,10 @@ class _Planner:
                 if block is not None and "enable_prefix_caching" not in opts and not launch.open_ended \
                         and not (backend is not None and backend.value == "flashinfer"):
                     self.insert_words_after(block.value_span or block.span, ["--enable-prefix-caching"], "RSM006")
+        mode = opts.get("mamba_cache_mode")
+        if self.drops_overridden_mode(findings, mode):
+            assert mode is not None
+            self.delete_option(mode, "RSM107")
 
         pins: list[str] = []
         rsm002 = next((f for f in findings if f.code == "RSM002" and "only in align mode" in f.message), None)
@@ -745,7 +765,7 @@ class _Planner:
             if self.add_runner_env(launch):
                 env_fixed = True
                 if not release.cache_mode_deprecated and "mamba_cache_mode" not in opts \
-                        and "--mamba-cache-mode" not in pins:
+                        and "--mamba-cache-mode" not in pins and not _prefix_caching_off(launch):
                     pins += ["--mamba-cache-mode", "align"]
         if (pins or env_fixed) and "mamba_backend" not in opts and not launch.open_ended:
             pins += ["--mamba-backend", "triton"]
@@ -939,6 +959,8 @@ class _Planner:
                         and not (backend is not None and backend.value == "flashinfer"):
                     self.insert_args_after(block_at.start, block_at.end,
                                            [block_at.item("enable_prefix_caching", True)], "RSM006")
+        if mode_at is not None and self.drops_overridden_mode(findings, mode):
+            self.delete_arg(mode_at.start, mode_at.end, "RSM107")
 
         pins: list[tuple[str, Any]] = []
         call = self.call_info(launch)
@@ -957,7 +979,7 @@ class _Planner:
                 and not launch.env_open_ended and self.add_environ_line(launch):
             env_fixed = True
             if not release.cache_mode_deprecated and "mamba_cache_mode" not in present \
-                    and mode is None and not pins:
+                    and mode is None and not pins and not _prefix_caching_off(launch):
                 pins.append(("mamba_cache_mode", "align"))
         if (pins or env_fixed) and "mamba_backend" not in present and "mamba_backend" not in opts \
                 and not launch.open_ended:
@@ -1013,6 +1035,12 @@ def _matches(raw: str, expected: str) -> bool:
         return (re.fullmatch(r"vllm|python(\d+(\.\d+)?)?", name) is not None or "vllm" in text) \
             and not any(ch.isspace() for ch in text)
     return text == expected or text.startswith(expected + "=")
+
+
+def _prefix_caching_off(launch: Launch) -> bool:
+    """The launch turns prefix caching off, so a pinned mode would only be overridden (RSM107)."""
+    setting = launch.options.get("enable_prefix_caching")
+    return setting is not None and setting.value is False
 
 
 def _backend_to_triton(message: str) -> bool:

@@ -618,6 +618,8 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
             new = "disable-prefix-caching" if release.disable_aliases else "no-enable-prefix-caching"
             cfg.rename(entry, new, "RSM102")
             cfg.set_value(entry, "true", "RSM102", raw=True)
+    if mode is not None and planner.drops_overridden_mode(findings, mode_setting):
+        cfg.delete(mode, "RSM107")
 
     rsm002 = any(f.code == "RSM002" and "only in align mode" in f.message for f in findings)
     if rsm002:
