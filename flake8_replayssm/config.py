@@ -45,6 +45,8 @@ class LintConfig:
     project_root: Path | None = None
     #: "closed" or "open": see EXTRA_ARGS_MODES
     extra_args: str = "closed"
+    #: also list every launch seen and the launch-looking lines none covers (--show-launches)
+    inventory: bool = False
 
     def is_enabled(self, code: str) -> bool:
         """flake8-like: the longest matching prefix of select/ignore wins."""

@@ -886,8 +886,9 @@ class _Planner:
 
     def after_wrapper(self, span: Span) -> bool:
         """Whether the word before ``span`` (same line) is a wrapper's word (``nohup``, ``srun -n 2``)."""
-        from ..argv import RUNNERS, WRAPPERS
+        from ..knowledge import knowledge
 
+        wrappers = knowledge().wrappers
         start, _ = self.offsets(span)
         before = self.text[self.index.line_start(start):start]
         if self.ipython:
@@ -897,8 +898,8 @@ class _Planner:
             return False
         for word in reversed(words):
             name = word.rsplit("/", 1)[-1].strip("\"'")
-            if name in WRAPPERS - {"builtin", "env"} or name == "run" and len(words) > 1 \
-                    and words[-2 if words[-1] == "run" else 0] in RUNNERS:
+            if name in wrappers and not wrappers[name].sub and name not in ("builtin", "env") \
+                    or name in {sub for w in wrappers.values() for sub in w.sub} and len(words) > 1:
                 return True
             if word.startswith("-") or word[:1].isdigit():
                 continue  # a wrapper's option (srun -n 2, timeout 600)
@@ -1083,11 +1084,16 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
     reported = {(f.span, f.code) for f in result.findings}
     planner = _Planner(text, kind, unsafe=unsafe)
     seen: set[tuple[int, int, int, int]] = set()
+    groups: set[int] = set()
     for verdict in result.verdicts:
         findings = [f for f in verdict.findings if (f.span, f.code) in reported]
         key = _key(verdict.launch.anchor)
         if key in seen and verdict.launch.form == "argv":  # the same command reached twice
             continue
+        if verdict.launch.group is not None:  # one written launch read with each of its values
+            if verdict.launch.group in groups:
+                continue
+            groups.add(verdict.launch.group)
         seen.add(key)
         planner.plan(verdict, findings)
     edits: list[Edit] = []

@@ -23,6 +23,18 @@ from ..model import Command, Span, Word
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "busybox"})
 
 
+_ANGLE_PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z_][^<>\s]*)>")
+
+
+def mask_doc_placeholders(script: str) -> str:
+    """``<model>`` in documentation's shell is a value to fill in, not a redirection: written
+    ``{model}`` (same length, so positions hold) the shell reads one word, which argv.py
+    takes as a placeholder."""
+    if "<" not in script:
+        return script
+    return _ANGLE_PLACEHOLDER.sub(lambda m: "{" + m.group(1) + "}", script)
+
+
 def is_vllm_image(image: str | None) -> bool:
     return bool(image) and bool(VLLM_IMAGE.search(image.strip().lower()))  # type: ignore[union-attr]
 
@@ -37,7 +49,7 @@ def image_for_command(image: str) -> str:
     image = clean_image(image)
     name = re.split(r"[:@]", image.rsplit("/", 1)[-1], maxsplit=1)[0]
     path = image[: len(image) - len(image.rsplit("/", 1)[-1])] + name
-    if re.search(r"(^|/)(vllm|library)/vllm-openai$", path.lower()):
+    if re.search(r"(^|/)(vllm|library)/vllm-openai(-rocm|-cpu)?$", path.lower()):
         return image
     return "vllm/vllm-openai"
 

@@ -26,7 +26,7 @@ import ast
 import re
 from dataclasses import dataclass
 from ..model import Command
-from ._common import LineIndex, placer, shell_commands, shift_command
+from ._common import LineIndex, mask_doc_placeholders, placer, shell_commands, shift_command
 from .dockerfile import commands_in_dockerfile
 
 _FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
@@ -58,8 +58,8 @@ _STARTERS = frozenset({
 })
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _YAML_MANIFEST = re.compile(r"\A(?:#.*\n|---\s*\n|\s*\n)*(?:apiVersion|kind|services):", re.M)
-_ENGINE_CALL = re.compile(r"\b(?:LLM|EngineArgs|AsyncEngineArgs|AsyncLLMEngine|LLMEngine|Popen|"
-                          r"subprocess\.\w+|os\.system)\s*\(")
+_ENGINE_CALL = re.compile(r"\b(?:LLM|EngineArgs|AsyncEngineArgs|AsyncLLMEngine|LLMEngine|Popen|LLMConfig|"
+                          r"subprocess\.\w+|os\.system)\s*\(|engine_kwargs")
 
 
 @dataclass
@@ -242,6 +242,36 @@ def _looks_like_dockerfile(lines: list[str]) -> bool:
     return any(re.match(r"^(CMD|ENTRYPOINT|RUN|ENV|ARG)\b", ln) for ln in significant[1:])
 
 
+def code_lines_of_markdown(text: str) -> list[tuple[int, str]]:
+    """(file line, text) of every line inside a code block (prose is never a launch)."""
+    try:
+        return [(b.line + k, line) for b in _blocks(text) for k, line in enumerate(b.lines)]
+    except Exception:
+        return []
+
+
+def python_program_of_markdown(text: str) -> tuple[str, list[int]] | None:
+    """The page's Python blocks as one program, each block on its own lines of the page (the
+    other lines blank), and how far each line is indented on the page; None when no block
+    launches anything.  A recipe imports in one block and builds the engine in the next, as
+    a notebook's cells share a kernel."""
+    try:
+        blocks = [b for b in _blocks(text) if _is_python("\n".join(b.lines))
+                  and (b.lang in _PYTHON_LANGS or _judge(b).kind == "python")]
+    except Exception:
+        return None
+    if not any(_judge(b).kind == "python" for b in blocks):
+        return None
+    lines = [""] * (text.count("\n") + 1)
+    indents = [0] * len(lines)
+    for b in blocks:
+        for k, (line, indent) in enumerate(zip(b.lines, b.indents)):
+            row = b.line - 1 + k
+            if row < len(lines):
+                lines[row], indents[row] = line, indent
+    return "\n".join(lines) + "\n", indents
+
+
 def python_blocks_of_markdown(text: str) -> list[tuple[int, str]]:
     """``(file line of the source's first line, source)`` of Python engine-launch blocks.
 
@@ -302,7 +332,24 @@ def _shell_block(block: _Block, lines: list[str], index: LineIndex,
     first = index.starts[min(block.line - 1, len(index.starts) - 1)]
     fallback = index.span(first, first)
     place = placer(script, chars, index, fallback)
-    return shell_commands(script, place, None, base_dir)
+    return shell_commands(mask_doc_placeholders(script), place, None, base_dir)
+
+
+def serve_configs_of_markdown(text: str) -> list[tuple[int, str, list[int]]]:
+    """``(file line of the first line, body, indentation of each line)`` of YAML blocks that are
+    ``vllm serve --config`` files (judged as such, on their own)."""
+    from .yaml_manifests import is_serve_config
+
+    out = []
+    try:
+        for b in _blocks(text):
+            if _judge(b).kind == "yaml":
+                body = "\n".join(b.lines) + "\n"
+                if is_serve_config(body):
+                    out.append((b.line, body, b.indents))
+    except Exception:
+        return out
+    return out
 
 
 def _delegate(block: _Block, kind: str, base_dir: str | None) -> list[Command]:
