@@ -790,3 +790,19 @@ def test_a_ray_serve_config_in_a_markdown_yaml_block():
     ```
     """
     assert found(page, "markdown") == [(7, "RSM002")]
+
+
+def test_template_placeholders_in_a_script_are_unknown_values_not_a_lost_command():
+    """llm-d-style `${accelerator.dtypeArgs}` (a bad substitution to bash) in a script a
+    template renders: the launch is still read, the placeholders unknown."""
+    document = f"""
+    prefill:
+      vllm:
+        customCommand: |
+          ${{accelerator.runtimePreamble}}
+          vllm serve {FALCON} --use-replayssm \\
+            --kv-transfer-config '{{"kv_connector":"NixlConnector","kv_role":"kv_both"${{accelerator.kvJson}}}}' \\
+            ${{accelerator.dtypeArgs}}
+    """
+    notes = messages(document, "yaml", "0.28.0")
+    assert sorted(notes) == ["RSM001"]  # the JSON is completed by the template: unknown, not RSM106

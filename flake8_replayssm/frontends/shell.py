@@ -106,6 +106,7 @@ _MAX_NESTED_PARSES = 6
 #: function calls read inside function calls, at most
 _MAX_CALL_DEPTH = 3
 _UNKNOWN_MARK = "__rsm_unknown_"
+_TEMPLATE_REF = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+\}")
 _HOLE = re.compile(r"\$\{" + _UNKNOWN_MARK + r"\d+\}")
 
 
@@ -663,6 +664,7 @@ class _Shell:
         self.prefix = list(prefix)
         self.nested = nested
         self.image = image  # a vLLM image the commands run in (its tag is the release)
+        self.written = self.text  # the text as written (labels), where self.text masks templates
         self.depth = 0
         self.bytemap: _ByteMap | None = None
 
@@ -694,13 +696,21 @@ class _Shell:
         self.ctx.parses += 1
         if self.ctx.parser is None:
             self.ctx.parser = _new_parser()
+        if "${" in self.text and _TEMPLATE_REF.search(self.text):
+            # `${accelerator.dtypeArgs}`: a template's placeholder (bash would call it a bad
+            # substitution, and tree-sitter drops the command): an unknown variable of the same length
+            self.written = self.text
+            self.src = _relocated_text(self.src, _TEMPLATE_REF.sub(lambda m: m.group(0).replace(".", "_"), self.text))
+            self.text = self.src.text
         if self.text.endswith(("\\", "\\\n")):
             # a continuation at the very end (`--flag \` on the last line): bash ends the
             # command there, tree-sitter reads nothing; a blank line makes them agree
             end = len(self.text)
             where = self.src.locate(end, end) or (-1, -1)
-            self.src = self.src + _L.fallback("\n\n" if self.text.endswith("\\") else "\n", *where)
+            added = "\n\n" if self.text.endswith("\\") else "\n"
+            self.src = self.src + _L.fallback(added, *where)
             self.text = self.src.text
+            self.written += added
         for _ in range(20):
             data = self.text.encode("utf-8", "surrogatepass")
             tree = self.ctx.parser.parse(data)
@@ -708,6 +718,8 @@ class _Shell:
             self.c = _same_offset if self.bytemap.ascii else self.bytemap  # type: ignore[method-assign]
             if not self._repair_heredoc(tree):
                 break
+        if len(self.written) != len(self.text):  # repaired: labels read the text as parsed
+            self.written = self.text
         self.block(tree.root_node.children)
 
     def _repair_heredoc(self, tree: Any) -> bool:
@@ -1215,7 +1227,7 @@ class _Shell:
                 partial = None
                 if known_parts:
                     partial = "".join(p.text if p is not None else UNKNOWN_PART for p in b.parts)
-                label = self.text[self.c(group[0].start_byte):self.c(group[-1].end_byte)]
+                label = self.written[self.c(group[0].start_byte):self.c(group[-1].end_byte)]
                 out.append(_Field(None, b.splat, loc, partial, _join(b.shadow, ""), label))
             else:
                 joined = _join([p for p in b.parts if p is not None], "")
@@ -2006,6 +2018,11 @@ class _Shell:
 def _placed(command: Command, place: Callable[[Span], Span]) -> Command:
     return replace(command, words=[replace(w, span=place(w.span)) for w in command.words],
                    env={k: replace(w, span=place(w.span)) for k, w in command.env.items()})
+
+
+def _relocated_text(src: _L, text: str) -> _L:
+    """``src`` with its characters replaced by ``text`` (same length), positions kept."""
+    return _L(text, list(src.segs))
 
 
 def _passes_through(program: str) -> bool:
