@@ -363,6 +363,21 @@ def _same(a: _Var | None, b: _Var | None) -> bool:
     return a.kind == "unset"
 
 
+#: a variable whose value grows past this (`A="$A $A"` doubling) is unknown from then on
+_MAX_VALUE_CHARS = 65_536
+_MAX_VALUE_ITEMS = 4_096
+
+
+def _too_large(kind: str, value: Any) -> bool:
+    if kind in ("scalar", "partial"):
+        return len(value.text) > _MAX_VALUE_CHARS
+    if kind == "array":
+        return len(value) > _MAX_VALUE_ITEMS or sum(len(f.text or "") for f in value) > _MAX_VALUE_CHARS
+    if kind == "choice":
+        return any(_too_large(v.kind, v.value) for v in value)
+    return False
+
+
 #: more values than this in one choice, or more combinations than this in one command: unknown
 _MAX_CHOICES = 8
 _MAX_COMBINATIONS = 16
@@ -650,6 +665,13 @@ class _Ctx:
         self.seen: dict[int, int] = {}     # choices met while reading, with their sizes
         self.choices_unknown = False       # too many combinations: every choice is unknown
         self.groups = itertools.count(1)
+        #: parts of the text not followed because a bound was hit: (file range, why)
+        self.not_followed: list[tuple[tuple[int, int], str]] = []
+
+    def bounded(self, loc: tuple[int, int], why: str) -> None:
+        """Say that part of the text was not followed (a bound was hit), once per place."""
+        if (loc, why) not in self.not_followed:
+            self.not_followed.append((loc, why))
 
 
 class _Shell:
@@ -1147,6 +1169,11 @@ class _Shell:
                 kind, value = "unknown", None
             elif before.kind == "scalar":
                 value = before.value + value
+        if _too_large(kind, value):
+            # `A="$A $A"` doubling, a huge array: not followed further (bounded time and memory)
+            self.ctx.bounded(loc, f"the value of ${name} grew past {_MAX_VALUE_CHARS} characters or "
+                                  f"{_MAX_VALUE_ITEMS} words")
+            kind, value = "unknown", None
         exported = self._exported(before) if export is None else export
         self.scope.set(name, _Var(kind, value, loc, exported=exported,
                                   env=bool(before and before.env), local=local))
