@@ -142,7 +142,7 @@ def _merge(base: LintConfig, overrides: dict[str, object]) -> LintConfig:
     source = "--vllm-version" if overrides["vllm_version"] else None
     return base.merged(vllm_version=overrides["vllm_version"], vllm_version_source=source,
                        platform=overrides["platform"], extra_args=overrides["extra_args"],
-                       inventory=overrides["inventory"],
+                       inventory=overrides.get("inventory"),
                        select=overrides["select"], ignore=ignore or None, enable=enable or None)
 
 

@@ -166,8 +166,6 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
 def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
     from .frontends import markdown
 
-    from .argv import launch_from_serve_config
-
     launches = _commands_to_launches(markdown.commands_in_markdown(text, path=path, base_dir=base_dir))
     program = markdown.python_program_of_markdown(text)
     together = _python_launches_or_none(program[0], base_dir) \
@@ -178,10 +176,10 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
         for first_line, source in markdown.python_blocks_of_markdown(text):
             if has_trigger(source, "python"):
                 launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
-    for first_line, body, indents in markdown.serve_configs_of_markdown(text):
-        launch = launch_from_serve_config(body, base_dir=base_dir)
-        if launch is not None:
-            launches.append(_shifted(launch, first_line - 1, indents))
+    for first_line, body, indents in markdown.yaml_blocks_of_markdown(text):
+        if has_trigger(body):
+            launches += [_shifted(launch, first_line - 1, indents)
+                         for launch in _yaml_launches(body, base_dir, path)]
     return launches
 
 

@@ -495,7 +495,8 @@ def test_verbose_says_which_release_and_why(project, capsys):
     assert "nano.py:2" in err
     assert "judged for vLLM 0.33.0" in err
     assert "(--vllm-version)" in err
-    assert "RSM" not in err.replace("replayssm-lint", "")  # findings go to stdout only
+    assert "Triton ReplaySSM requires" not in err  # findings go to stdout only (stderr: what was seen)
+    assert "launch LLM(...): RSM008; model nvidia/NVIDIA-Nemotron-Nano-9B-v2" in err
 
 
 def test_verbose_reason_for_default_release(project, capsys):

@@ -40,6 +40,9 @@ _PLACEHOLDER = "RSMHOLE"
 _SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "zsh", "dash"})
 #: more `if`s than this under one launch: its values are unknown (2**5 readings)
 _MAX_COMBINATIONS = 32
+#: a command string or argv list past this is not followed (`a2 = a1 + a1` doubling)
+_MAX_TEXT = 65_536
+_MAX_WORDS = 4_096
 
 
 @dataclass
@@ -318,6 +321,10 @@ class _Builder:
         self.seen: dict[int, int] = {}
         self.choices_unknown = False
         self.groups = itertools.count(1)
+        #: values worked out in this reading (forgotten when the pins change)
+        self.memo: dict[tuple[Any, ...], Any] = {}
+        #: parts not followed because a bound was hit: (span, why)
+        self.skipped: list[tuple[Span, str]] = []
         self.module = wrapper.module
         self.positions = wrapper.resolve(PositionProvider)
         self.c = collector
@@ -445,7 +452,20 @@ class _Builder:
 
     def dict_entries(self, node: cst.BaseExpression, scope: _Scope
                      ) -> tuple[dict[str, tuple[cst.CSTNode, cst.BaseExpression]], bool] | None:
-        """key -> (key node, value) of a dict literal or ``dict(...)`` call, and open-endedness."""
+        """key -> (key node, value) of a dict literal or ``dict(...)`` call, and open-endedness.
+
+        Remembered per node within a reading: ``d2 = {**d1, **d1}`` repeated would otherwise
+        cost time exponential in the number of lines."""
+        key = (id(node), id(scope))
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[no-any-return]
+        self.memo[key] = None  # a dict that splats itself is not one we can read
+        found = self._dict_entries(node, scope)
+        self.memo[key] = found
+        return found
+
+    def _dict_entries(self, node: cst.BaseExpression, scope: _Scope
+                      ) -> tuple[dict[str, tuple[cst.CSTNode, cst.BaseExpression]], bool] | None:
         target = self.resolve(node, scope)
         if isinstance(target, cst.Dict):
             entries: dict[str, tuple[cst.CSTNode, cst.BaseExpression]] = {}
@@ -487,7 +507,20 @@ class _Builder:
 
     # strings -> text ------------------------------------------------------
     def text_of(self, node: cst.BaseExpression, scope: _Scope, holes: list[int]) -> _Text | None:
-        """The characters of a (possibly concatenated, possibly f-) string, with positions."""
+        """The characters of a (possibly concatenated, possibly f-) string, with positions
+        (remembered per node within a reading; None past _MAX_TEXT characters)."""
+        key = ("text", id(node), id(scope))
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[no-any-return]
+        self.memo[key] = None
+        found = self._text_of(node, scope, holes)
+        if found is not None and len(found.text) > _MAX_TEXT:
+            self.not_followed(node, f"a command string longer than {_MAX_TEXT} characters")
+            found = None
+        self.memo[key] = found
+        return found
+
+    def _text_of(self, node: cst.BaseExpression, scope: _Scope, holes: list[int]) -> _Text | None:
         target = self.resolve(node, scope)
         if target is None:
             return None
@@ -594,20 +627,26 @@ class _Builder:
         ``a if c else b`` its values come from (the branches the call itself is in are
         taken); launches at the same place of each reading form one group."""
         base = dict(path)
-        self.pins, self.seen, self.choices_unknown = dict(base), {}, False
+        self.pins, self.seen, self.choices_unknown, self.memo = dict(base), {}, False, {}
         first = read()
         new = [key for key in self.seen if key not in base]
         if not new:
             return first
         if 2 ** len(new) > _MAX_COMBINATIONS:
-            self.pins, self.seen, self.choices_unknown = dict(base), {}, True
+            self.pins, self.seen, self.choices_unknown, self.memo = dict(base), {}, True, {}
             return read()
         runs = [first]
         for combo in itertools.islice(itertools.product((0, 1), repeat=len(new)), 1, None):
-            self.pins = {**base, **dict(zip(new, combo))}
+            self.pins, self.memo = {**base, **dict(zip(new, combo))}, {}
             runs.append(read())
         group = next(self.groups)
         return [replace(launch, group=group * 1000 + k) for found in runs for k, launch in enumerate(found)]
+
+    def not_followed(self, node: cst.CSTNode, why: str) -> None:
+        """A bound was hit: that part is judged unknown, and said so."""
+        entry = (self.span(node), why)
+        if entry not in self.skipped:
+            self.skipped.append(entry)
 
     def branch(self, key: int) -> int | None:
         """Which branch of the ``if`` (or ``a if c else b``) ``key`` the reading takes;
@@ -812,6 +851,20 @@ class _Builder:
         return self.sequence_words(args[0].value, scope, consumed)
 
     def sequence_words(self, node: cst.BaseExpression, scope: _Scope, consumed: set[int]) -> list[Word]:
+        """The words of an argv list (remembered per node within a reading; past _MAX_WORDS
+        words the list is not followed)."""
+        key = ("words", id(node), id(scope))
+        if key in self.memo:
+            return list(self.memo[key])  # type: ignore[arg-type]
+        self.memo[key] = [Word(None, self.span(node), splat=True, label=self.code(node))]
+        words = self._sequence_words(node, scope, consumed)
+        if len(words) > _MAX_WORDS:
+            self.not_followed(node, f"an argv list longer than {_MAX_WORDS} words")
+            words = [Word(None, self.span(node), splat=True, label=self.code(node))]
+        self.memo[key] = words
+        return list(words)
+
+    def _sequence_words(self, node: cst.BaseExpression, scope: _Scope, consumed: set[int]) -> list[Word]:
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             return self.sequence_words(node.left, scope, consumed) + \
                 self.sequence_words(node.right, scope, consumed)
@@ -871,8 +924,9 @@ class _Builder:
                 words.append(_word(text.text, self.span(value)))
             else:  # a number, or a value such as os.environ.get("M", "default")
                 literal = self.value(value, scope)
-                words.append(Word(str(literal) if isinstance(literal, (str, int, float)) and
-                                  not isinstance(literal, bool) else None, self.span(value)))
+                known = isinstance(literal, (str, int, float)) and not isinstance(literal, bool)
+                words.append(Word(str(literal) if known else None, self.span(value),
+                                  label=None if known else self.code(value)))
         return words
 
     def shell_commands(self, node: cst.BaseExpression, scope: _Scope, env: dict[str, Word],

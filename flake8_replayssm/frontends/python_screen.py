@@ -48,6 +48,27 @@ def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
     return False
 
 
+def _names_built_from_launch_words(assignments: list[tuple[list[ast.expr], ast.expr]]) -> set[str]:
+    """Names assigned a launch-word string, and names built from those (``base = "vllm serve m"``;
+    ``cmd = base + " --flag"``), followed through the assignments once each."""
+    users: dict[str, set[str]] = {}  # name -> names assigned from it
+    found: set[str] = set()
+    for targets, value in assignments:
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if _mentions_vllm(value, set()):
+            found.update(names)
+        for sub in ast.walk(value):
+            if isinstance(sub, ast.Name):
+                users.setdefault(sub.id, set()).update(names)
+    todo = list(found)
+    while todo:
+        for name in users.get(todo.pop(), ()):
+            if name not in found:
+                found.add(name)
+                todo.append(name)
+    return found
+
+
 @lru_cache(maxsize=1)
 def _option_keyword() -> re.Pattern[str]:
     """One of our options written as a keyword or a dict literal's quoted key.
@@ -110,7 +131,6 @@ def might_launch(text: str) -> bool:
             return True
     if not process_calls or "vllm" not in text:
         return False
-    vllm_names = {t.id for targets, value in assignments if _mentions_vllm(value, set())
-                  for t in targets if isinstance(t, ast.Name)}
+    vllm_names = _names_built_from_launch_words(assignments)
     return any(_mentions_vllm(arg, vllm_names) for call in process_calls
                for arg in [*call.args, *call.keywords])
