@@ -104,14 +104,15 @@ def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
 
 def _python_launches_or_none(text: str, base_dir: str | None) -> list[Launch] | None:
     """The launches of a Python text; None when libcst cannot parse it."""
-    from .frontends.python_screen import might_launch
+    from .frontends.python_screen import candidate_lines
 
-    if not might_launch(text):
+    lines = candidate_lines(text)
+    if lines is False:
         return []
     from .frontends.python import launches_in_python
 
     try:
-        return launches_in_python(text, base_dir=base_dir)
+        return launches_in_python(text, base_dir=base_dir, candidate_lines=lines or None)
     except Exception:  # libcst cannot parse it (syntax error, newer grammar): no findings
         return None
 

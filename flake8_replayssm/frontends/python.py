@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from ..argv import launch_from_command
 from ..kwargs import launch_from_kwargs
@@ -150,12 +150,15 @@ class _Scope:
 
 
 class _Collector(cst.CSTVisitor):
-    """One pass: imports, assignments per scope, os.environ writes, candidate calls."""
+    """One pass: imports, assignments per scope, os.environ writes, candidate calls.
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    Source order is the order of the visit (``order``), so no positions are needed here."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.order = 0
+        #: the order of each call and dict literal recorded (where a use sits among assignments)
+        self.orders: dict[int, int] = {}
         self.engine_names: dict[str, str] = {}  # local name -> engine class
         self.module_aliases: dict[str, str] = {}  # local name -> module
         self.func_names: dict[str, str] = {}  # local name -> "subprocess.run" etc.
@@ -229,7 +232,9 @@ class _Collector(cst.CSTVisitor):
         self.branches.pop()
 
     def _line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+        """Where ``node`` is in source order (a counter: the visit is in source order)."""
+        self.order += 1
+        return self.order
 
     # assignments ----------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -241,8 +246,7 @@ class _Collector(cst.CSTVisitor):
             elif isinstance(t, cst.Subscript) and _is_environ(t.value, self):
                 key = _subscript_key(t)
                 if key is not None:
-                    line = self.get_metadata(PositionProvider, node).start.line
-                    self.environ.append((line, key, node.value))
+                    self.environ.append((self._line(node), key, node.value))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Name) and node.value is not None:
@@ -255,6 +259,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Dict(self, node: cst.Dict) -> None:
         if any(isinstance(e, cst.DictElement) and _literal_str(e.key) == "engine_kwargs" for e in node.elements):
+            self.orders[id(node)] = self._line(node)
             self.ray_dicts.append((node, self.scope, tuple(self.branches)))
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -266,7 +271,7 @@ class _Collector(cst.CSTVisitor):
             self.scope.extended.setdefault(func.value.value, []).append((wrapped, self.path))
         if isinstance(func, cst.Attribute) and func.attr.value in ("setdefault", "update") \
                 and _is_environ(func.value, self) and node.args:
-            line = self.get_metadata(PositionProvider, node).start.line
+            line = self._line(node)
             if func.attr.value == "setdefault" and len(node.args) >= 2:
                 key = _literal_str(node.args[0].value)
                 if key is not None:
@@ -277,6 +282,7 @@ class _Collector(cst.CSTVisitor):
                         key = _literal_str(element.key)
                         if key is not None:
                             self.environ.append((line, key, element.value))
+        self.orders[id(node)] = self._line(node)
         self.calls.append((node, self.scope, tuple(self.branches)))
 
 
@@ -314,7 +320,7 @@ def _literal_str(node: cst.BaseExpression | None) -> str | None:
 class _Builder:
     """Turns the collected calls into Launches."""
 
-    def __init__(self, wrapper: MetadataWrapper, collector: _Collector, base_dir: str | None) -> None:
+    def __init__(self, positions: _Positions, collector: _Collector, base_dir: str | None) -> None:
         # reading a launch once per combination of branches: the branch taken at each `if` /
         # `a if c else b` met (pins), those met without a pin (seen)
         self.pins: dict[int, int] = {}
@@ -325,10 +331,11 @@ class _Builder:
         self.memo: dict[tuple[Any, ...], Any] = {}
         #: parts not followed because a bound was hit: (span, why)
         self.skipped: list[tuple[Span, str]] = []
-        self.module = wrapper.module
-        self.positions = wrapper.resolve(PositionProvider)
+        self.module = positions.module
+        self.positions = positions
         self.c = collector
         self.base_dir = base_dir
+        self.order = 0  # where the launch being built is, in source order
 
     def span(self, node: cst.CSTNode) -> Span:
         pos = self.positions[node]
@@ -369,9 +376,8 @@ class _Builder:
         if found is None:
             return None
         assignments, owner = found
-        if owner is scope and name in self.positions:
-            use = self.positions[name].start.line
-            assignments = [a for a in assignments if a.line < use] or assignments[:0]
+        if owner is scope and self.order:
+            assignments = [a for a in assignments if a.line < self.order]
         chosen = None
         for a in assignments:
             if a.path is None:
@@ -617,9 +623,11 @@ class _Builder:
     def launches(self) -> Iterator[Launch]:
         consumed: set[int] = set()
         for node, scope, path in self.c.ray_dicts:
+            self.order = self.c.orders[id(node)]
             yield from self.readings(path, lambda: self.ray_dict_launches(node, scope))
         for call, scope, path in self.c.calls:
             if id(call) not in consumed:
+                self.order = self.c.orders[id(call)]
                 yield from self.readings(path, lambda: list(self.call_launches(call, scope, consumed)))
 
     def readings(self, path: tuple[tuple[int, int], ...], read: Callable[[], list[Launch]]) -> list[Launch]:
@@ -691,7 +699,7 @@ class _Builder:
                 yield launch
 
     def environment(self, line: int) -> dict[str, Word]:
-        """``os.environ`` writes made before ``line`` in this file."""
+        """``os.environ`` writes made before ``line`` (a place in source order) in this file."""
         env: dict[str, Word] = {}
         for at, key, value_node in self.c.environ:
             if at <= line:
@@ -724,9 +732,8 @@ class _Builder:
             elif index == 0:
                 model = Setting("model", self.value(arg.value, scope), self.span(arg.value), "",
                                 self.span(arg.value))
-        line = self.positions[call].start.line
         env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
-               for k, w in self.environment(line).items()}
+               for k, w in self.environment(self.order).items()}
         return launch_from_kwargs(label=f"{engine}(...)", anchor=self.span(call.func), model=model,
                                   keywords=keywords, unseen=unseen, env=env,
                                   base_dir=self.base_dir)
@@ -771,9 +778,8 @@ class _Builder:
         keywords.pop("model", None)  # Ray serves model_loading_config's model
         if model is None:
             model = Setting("model", UNKNOWN, self.span(at), "")
-        line = self.positions[at].start.line
         env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
-               for k, w in self.environment(line).items()}
+               for k, w in self.environment(self.order).items()}
         return launch_from_kwargs(label=label, anchor=self.span(at), model=model, keywords=keywords,
                                   unseen=unseen, env=env, base_dir=self.base_dir)
 
@@ -813,8 +819,7 @@ class _Builder:
 
     def call_env(self, call: cst.Call, scope: _Scope) -> tuple[dict[str, Word], bool]:
         """``env=`` of a subprocess call, over the file's ``os.environ`` writes."""
-        line = self.positions[call].start.line
-        inherited = self.environment(line)
+        inherited = self.environment(self.order)
         env_node = self.keyword(call, "env")
         if env_node is None:
             return inherited, False
@@ -965,10 +970,75 @@ class _Builder:
         return out
 
 
-def launches_in_python(text: str, *, base_dir: str | None = None) -> list[Launch]:
-    """Every vLLM launch in a Python source text (raises libcst's ParserSyntaxError)."""
+class _Positions:
+    """Where nodes are, worked out per top-level statement, for the statements a launch uses.
+
+    libcst's PositionProvider walks the whole module; a launch file needs the positions of
+    a few nodes.  Each top-level statement's first line is counted from its code, and its
+    nodes' positions come from a module holding only that statement (shifted down).
+    """
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        line = 1 + len(module.header)
+        for stmt in module.body:
+            self.starts.append(line)
+            line += module.code_for_node(stmt).count("\n")
+            self.ends.append(line - 1)
+        self.top: dict[int, int] = {}  # id(node) -> index of its top-level statement
+        self.ranges: dict[cst.CSTNode, Any] = {}
+        self.done: set[int] = set()
+
+    def __getitem__(self, node: cst.CSTNode) -> Any:
+        found = self.ranges.get(node)
+        if found is None:
+            index = self.top.get(id(node))
+            for i in [index] if index is not None else range(len(self.module.body)):
+                self._statement(i)
+            found = self.ranges[node]
+        return found
+
+    def _statement(self, index: int) -> None:
+        if index in self.done:
+            return
+        self.done.add(index)
+        m = self.module
+        alone = m.with_changes(body=[m.body[index]], header=[], footer=[])
+        shift = self.starts[index] - 1
+        for node, where in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
+            self.ranges[node] = CodeRange(CodePosition(where.start.line + shift, where.start.column),
+                                          CodePosition(where.end.line + shift, where.end.column))
+
+
+class _Indexing(_Collector):
+    """The collector, also noting each node's top-level statement (for :class:`_Positions`)."""
+
+    def __init__(self, top: dict[int, int]) -> None:
+        super().__init__()
+        self.top_of = top
+        self.index = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.top_of[id(node)] = self.index
+        return super().on_visit(node)
+
+
+def launches_in_python(text: str, *, base_dir: str | None = None,
+                       candidate_lines: frozenset[int] | None = None) -> list[Launch]:
+    """Every vLLM launch in a Python source text (raises libcst's ParserSyntaxError).
+
+    ``candidate_lines`` (from the :mod:`python_screen`) are the lines of the calls that can
+    be launches: functions and classes holding none of them are not read at all.
+    """
     module = cst.parse_module(text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    collector = _Collector()
-    wrapper.visit(collector)
-    return list(_Builder(wrapper, collector, base_dir).launches())
+    positions = _Positions(module)
+    collector = _Indexing(positions.top)
+    for index, stmt in enumerate(module.body):
+        if candidate_lines is not None and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and not any(
+                positions.starts[index] <= line <= positions.ends[index] for line in candidate_lines):
+            continue  # a function or class with no call that can be a launch
+        collector.index = index
+        stmt.visit(collector)
+    return list(_Builder(positions, collector, base_dir).launches())
