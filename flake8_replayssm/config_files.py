@@ -21,10 +21,43 @@ from .model import Setting, Span, Word
 from .unchecked import NotChecked, note
 
 
+#: a value whose aliases expand past this many nodes is not a real option value
+MAX_EXPANDED_NODES = 10_000
+
+
 @dataclass
 class ConfigArgs:
     words: list[Word] = field(default_factory=list)
     false_keys: list[Setting] = field(default_factory=list)
+    #: values not followed because a bound was hit: (span, why)
+    bounded: list[tuple[Span, str]] = field(default_factory=list)
+
+
+def expanded_size(node: Any, sizes: dict[int, int] | None = None) -> int:
+    """How many nodes ``node`` stands for once its aliases are expanded (memoised: a chain of
+    aliases is counted in time linear in the document, however large it expands)."""
+    sizes = {} if sizes is None else sizes
+    stack = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        key = id(current)
+        if key in sizes and not done:
+            continue
+        children = _children(current)
+        if not done:
+            sizes[key] = 1  # a cycle counts once
+            stack.append((current, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+        else:
+            sizes[key] = min(1 + sum(sizes.get(id(child), 1) for child in children), 1 << 40)
+    return sizes[id(node)]
+
+
+def _children(node: Any) -> list[Any]:
+    value = getattr(node, "value", None)
+    if not isinstance(value, list):
+        return []
+    return [n for item in value for n in (item if isinstance(item, tuple) else (item,))]
 
 
 def _span(node: Any, source: str | None, place: Callable[[Span], Span] | None = None) -> Span:
@@ -55,10 +88,18 @@ def config_args_from_text(text: str, source: str | None = None,
         return None
     constructor = yaml.SafeLoader("")
     args = ConfigArgs()
+    sizes: dict[int, int] = {}
     for key_node, value_node in root.value:
         if key_node.tag != "tag:yaml.org,2002:str":
             continue
         key = key_node.value
+        if expanded_size(value_node, sizes) > MAX_EXPANDED_NODES:
+            # aliases that expand past any real option value (`a9: [*a8, *a8, ...]`): unknown
+            args.bounded.append((_span(value_node, source, place), f"the value of '{key}' expands past "
+                                                                   f"{MAX_EXPANDED_NODES} YAML nodes"))
+            args.words.extend([Word("--" + key, _span(key_node, source, place)),
+                               Word(None, _span(value_node, source, place))])
+            continue
         try:
             value = constructor.construct_object(value_node, deep=True)
         except Exception:

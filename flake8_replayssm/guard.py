@@ -105,9 +105,13 @@ def check_python(text: str) -> SyntaxError | None:
 
 
 def python_parse_failure(ast_error: SyntaxError | None, libcst_error: BaseException) -> NotChecked:
-    """The RSM900 reason when libcst could not parse a text (the first parser's line wins)."""
+    """The RSM900 reason when the Python frontend failed: libcst could not parse the text (the
+    first parser's line wins), or -- ``ast`` parsed it -- an error of the frontend itself."""
     if ast_error is not None:
         return _syntax_error(ast_error)
+    if type(libcst_error).__name__ != "ParserSyntaxError":
+        return NotChecked(f"an error of the linter's Python frontend ({type(libcst_error).__name__}); "
+                          "please report it", kind="internal")
     line = getattr(libcst_error, "raw_line", None) or getattr(libcst_error, "line", None) or 1
     message = str(libcst_error).splitlines()[0] if str(libcst_error) else type(libcst_error).__name__
     return NotChecked(f"could not be parsed (line {line}: {message})", int(line), kind="syntax")

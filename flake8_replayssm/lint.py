@@ -102,16 +102,17 @@ def _dockerfile(text: str, base_dir: str | None) -> list[Command]:
 
 def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
     """The launches of a Python text; :class:`NotChecked` when it cannot be parsed (safely)."""
-    from .frontends.python_screen import might_launch
+    from .frontends.python_screen import candidate_lines
     from .guard import check_python, python_parse_failure
 
-    if not might_launch(text):
+    lines = candidate_lines(text)
+    if lines is False:
         return []
     ast_error = check_python(text)  # before libcst, which must never see some texts
     from .frontends.python import launches_in_python
 
     try:
-        return launches_in_python(text, base_dir=base_dir)
+        return launches_in_python(text, base_dir=base_dir, candidate_lines=lines or None)
     except RecursionError:
         raise NotChecked("too deeply nested to parse safely") from None
     except Exception as exc:  # libcst cannot parse it either

@@ -47,7 +47,7 @@ def test_release_data_reads_only_known_facts():
     for release in knowledge().releases.values():
         for check in release.checks:
             assert check.when.names <= set(FACT_DIMENSIONS), (release.version, check.id)
-            assert check.at in ("use_replayssm", "mamba_block_size")
+            assert check.at in ("use_replayssm", "mamba_block_size", "mamba_cache_mode")
 
 
 def test_every_release_from_027_to_033_is_known():

@@ -13,6 +13,10 @@ of each launch (``judge(...).target.release``):
 - RSM104 [safe]: ``--disable-prefix-caching`` before 0.33 -> ``--no-enable-prefix-caching``;
   ``--mamba-cache-mode all`` -> ``align`` on 0.32, dropped on 0.33.
 - RSM105 [safe]: drop the deprecated ``--mamba-cache-mode X`` / ``mamba_cache_mode=...``.
+- RSM107 [safe]: drop the mode vLLM sets to ``none`` because prefix caching is off (it runs
+  with ``none`` either way) -- unless the same plan turns prefix caching on (RSM006), which
+  makes the mode take effect.  Turning prefix caching on instead changes what the launch
+  does, so the message only names it.
 - RSM106 [safe]: ``--use-replayssm=true`` -> ``--use-replayssm``; ``--use-replayssm true``
   -> drop ``true``.  False-ish values (``=false``, ``false``) are left to the user.
 - RSM002 [safe], only the "only in align mode" check: an explicit mode -> ``align``;
@@ -28,7 +32,7 @@ of each launch (``judge(...).target.release``):
   ``env={**os.environ, ...}`` on a ``subprocess`` call with an argv list literal
   when ``os`` is imported (an existing ``env={...}`` literal gets the entry) --
   and pin ``--mamba-backend triton`` (plus ``--mamba-cache-mode align`` before
-  0.33, where that flag is deprecated).  The pins are added only together with a
+  0.33, where that flag is deprecated, unless prefix caching is turned off: RSM107).  The pins are added only together with a
   real fix, never alone.
 - RSM008 [unsafe] for ``LLM(...)``/``EngineArgs(...)``: an ``os.environ[...] = "0"``
   line before the statement (it changes the whole process), plus the pins.

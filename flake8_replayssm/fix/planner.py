@@ -283,6 +283,8 @@ class Planner:
         self.item_deletions: list[tuple[Any, int, str]] = []
         self.edits: list[Edit] = []
         self.skipped: list[str] = []
+        #: where the edits of the launch being planned start in ``edits``
+        self.launch_start = 0
         self.environ_planned = False
         #: words to delete in the launch being planned: (start, end, in a list, code)
         self.deletions: list[tuple[int, int, bool, str]] = []
@@ -625,7 +627,7 @@ class Planner:
         if launch.anchor.cell is not None or launch.anchor.source is not None:
             self.skipped.extend(f"{f.code}: not fixable in this file kind" for f in findings)
             return
-        before = len(self.edits)
+        before = self.launch_start = len(self.edits)
         self.expect(launch)
         try:
             if self.serve_config:
@@ -645,6 +647,16 @@ class Planner:
             apply_edits(self.text, self.edits[before:])
         except OverlapError:
             del self.edits[before:]
+
+    def planned(self, code: str) -> bool:
+        """Whether the plan of the current launch already has an edit for ``code``."""
+        return any(code in edit.code.split(",") for edit in self.edits[self.launch_start:])
+
+    def drops_overridden_mode(self, findings: Sequence[Finding], mode: Setting | None) -> bool:
+        """RSM107 at ``mode``, and this plan does not turn prefix caching on (RSM006's fix would
+        make the mode take effect, so it stays)."""
+        return mode is not None and any(f.code == "RSM107" and f.span == mode.span for f in findings) \
+            and not self.planned("RSM006")
 
     def expect(self, launch: Launch) -> None:
         if launch.form == "kwargs":
@@ -723,6 +735,11 @@ class Planner:
                 elif self.unsafe and prefix is not None and prefix.value is False:  # an explicit "off"
                     self.switch_flag(prefix, "--enable-prefix-caching", "RSM006")
 
+        mode = opts.get("mamba_cache_mode")
+        if self.drops_overridden_mode(findings, mode):
+            assert mode is not None
+            self.delete_option(mode, "RSM107")
+
         pins: list[str] = []
         pin_codes: list[str] = []
         align = next((f for f in findings if f.code == "RSM002" and wants_align_mode(f.message)), None)
@@ -750,7 +767,8 @@ class Planner:
             elif runner is not None and self.unsafe:  # VLLM_USE_V2_MODEL_RUNNER=1 as written
                 env_fixed = self.set_env_value(runner, "0", "RSM008")
             if env_fixed and not release.cache_mode_deprecated and "mamba_cache_mode" not in opts \
-                    and "--mamba-cache-mode" not in pins:
+                    and "--mamba-cache-mode" not in pins and not _prefix_caching_off(launch) \
+                    and "--disable-prefix-caching" not in pins and "--no-enable-prefix-caching" not in pins:
                 pins += ["--mamba-cache-mode", "align"]
                 pin_codes.append("RSM008")
         runner = launch.env.get(ENV_RUNNER)
@@ -976,6 +994,9 @@ class Planner:
                     self.insert_args_after(block_at.start, block_at.end,
                                            [block_at.item("enable_prefix_caching", True)], "RSM006")
 
+        if mode_at is not None and self.drops_overridden_mode(findings, mode):
+            self.delete_arg(mode_at.start, mode_at.end, "RSM107")
+
         pins: list[tuple[str, Any, str]] = []
         call = self.call_info(launch)
         present = {a["keyword"] for a in call["args"]} if call is not None else set()
@@ -1008,7 +1029,8 @@ class Planner:
             elif runner is not None:  # os.environ[...] = "1" as written
                 env_fixed = self.set_env_value(runner, "0", "RSM008")
             if env_fixed and not release.cache_mode_deprecated and "mamba_cache_mode" not in present \
-                    and mode is None and not any(name == "mamba_cache_mode" for name, _, _ in pins):
+                    and mode is None and not any(name == "mamba_cache_mode" for name, _, _ in pins) \
+                    and not _prefix_caching_off(launch) and not any(v is False for _, v, _ in pins):
                 pins.append(("mamba_cache_mode", "align", "RSM008"))
         runner = launch.env.get(ENV_RUNNER)
         if any(f.code == "RSM008" and needs_v2(f.message) for f in findings) and self.unsafe \
@@ -1076,6 +1098,12 @@ class Planner:
         self.add(line_start, line_start, line, "RSM008")
         self.environ_planned = True  # later launches see it in the next round
         return True
+
+
+def _prefix_caching_off(launch: Launch) -> bool:
+    """The launch turns prefix caching off, so a pinned mode would only be overridden (RSM107)."""
+    setting = launch.options.get("enable_prefix_caching")
+    return setting is not None and setting.value is False
 
 
 def _matches(raw: str, expected: str) -> bool:

@@ -625,6 +625,8 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
             new = "disable-prefix-caching" if release.disable_aliases else "no-enable-prefix-caching"
             cfg.rename(entry, new, "RSM102")
             cfg.set_value(entry, "true", "RSM102", raw=True)
+    if mode is not None and planner.drops_overridden_mode(findings, mode_setting):
+        cfg.delete(mode, "RSM107")
 
     pins: list[tuple[str, str, str]] = []  # one insertion after `use-replayssm`, whatever asks for it
     if any(f.code == "RSM002" and wants_align_mode(f.message) for f in findings):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from ..argv import launch_from_command
 from ..kwargs import launch_from_kwargs
@@ -40,6 +40,9 @@ _PLACEHOLDER = "RSMHOLE"
 _SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "zsh", "dash"})
 #: more `if`s than this under one launch: its values are unknown (2**5 readings)
 _MAX_COMBINATIONS = 32
+#: a command string or argv list past this is not followed (`a2 = a1 + a1` doubling)
+_MAX_TEXT = 65_536
+_MAX_WORDS = 4_096
 
 
 @dataclass
@@ -147,12 +150,15 @@ class _Scope:
 
 
 class _Collector(cst.CSTVisitor):
-    """One pass: imports, assignments per scope, os.environ writes, candidate calls."""
+    """One pass: imports, assignments per scope, os.environ writes, candidate calls.
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    Source order is the order of the visit (``order``), so no positions are needed here."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.order = 0
+        #: the order of each call and dict literal recorded (where a use sits among assignments)
+        self.orders: dict[int, int] = {}
         self.engine_names: dict[str, str] = {}  # local name -> engine class
         self.module_aliases: dict[str, str] = {}  # local name -> module
         self.func_names: dict[str, str] = {}  # local name -> "subprocess.run" etc.
@@ -226,7 +232,9 @@ class _Collector(cst.CSTVisitor):
         self.branches.pop()
 
     def _line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+        """Where ``node`` is in source order (a counter: the visit is in source order)."""
+        self.order += 1
+        return self.order
 
     # assignments ----------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -238,8 +246,7 @@ class _Collector(cst.CSTVisitor):
             elif isinstance(t, cst.Subscript) and _is_environ(t.value, self):
                 key = _subscript_key(t)
                 if key is not None:
-                    line = self.get_metadata(PositionProvider, node).start.line
-                    self.environ.append((line, key, node.value))
+                    self.environ.append((self._line(node), key, node.value))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Name) and node.value is not None:
@@ -252,6 +259,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Dict(self, node: cst.Dict) -> None:
         if any(isinstance(e, cst.DictElement) and _literal_str(e.key) == "engine_kwargs" for e in node.elements):
+            self.orders[id(node)] = self._line(node)
             self.ray_dicts.append((node, self.scope, tuple(self.branches)))
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -263,7 +271,7 @@ class _Collector(cst.CSTVisitor):
             self.scope.extended.setdefault(func.value.value, []).append((wrapped, self.path))
         if isinstance(func, cst.Attribute) and func.attr.value in ("setdefault", "update") \
                 and _is_environ(func.value, self) and node.args:
-            line = self.get_metadata(PositionProvider, node).start.line
+            line = self._line(node)
             if func.attr.value == "setdefault" and len(node.args) >= 2:
                 key = _literal_str(node.args[0].value)
                 if key is not None:
@@ -274,6 +282,7 @@ class _Collector(cst.CSTVisitor):
                         key = _literal_str(element.key)
                         if key is not None:
                             self.environ.append((line, key, element.value))
+        self.orders[id(node)] = self._line(node)
         self.calls.append((node, self.scope, tuple(self.branches)))
 
 
@@ -311,17 +320,22 @@ def _literal_str(node: cst.BaseExpression | None) -> str | None:
 class _Builder:
     """Turns the collected calls into Launches."""
 
-    def __init__(self, wrapper: MetadataWrapper, collector: _Collector, base_dir: str | None) -> None:
+    def __init__(self, positions: _Positions, collector: _Collector, base_dir: str | None) -> None:
         # reading a launch once per combination of branches: the branch taken at each `if` /
         # `a if c else b` met (pins), those met without a pin (seen)
         self.pins: dict[int, int] = {}
         self.seen: dict[int, int] = {}
         self.choices_unknown = False
         self.groups = itertools.count(1)
-        self.module = wrapper.module
-        self.positions = wrapper.resolve(PositionProvider)
+        #: values worked out in this reading (forgotten when the pins change)
+        self.memo: dict[tuple[Any, ...], Any] = {}
+        #: parts not followed because a bound was hit: (span, why)
+        self.skipped: list[tuple[Span, str]] = []
+        self.module = positions.module
+        self.positions = positions
         self.c = collector
         self.base_dir = base_dir
+        self.order = 0  # where the launch being built is, in source order
 
     def span(self, node: cst.CSTNode) -> Span:
         pos = self.positions[node]
@@ -362,9 +376,8 @@ class _Builder:
         if found is None:
             return None
         assignments, owner = found
-        if owner is scope and name in self.positions:
-            use = self.positions[name].start.line
-            assignments = [a for a in assignments if a.line < use] or assignments[:0]
+        if owner is scope and self.order:
+            assignments = [a for a in assignments if a.line < self.order]
         chosen = None
         for a in assignments:
             if a.path is None:
@@ -445,7 +458,20 @@ class _Builder:
 
     def dict_entries(self, node: cst.BaseExpression, scope: _Scope
                      ) -> tuple[dict[str, tuple[cst.CSTNode, cst.BaseExpression]], bool] | None:
-        """key -> (key node, value) of a dict literal or ``dict(...)`` call, and open-endedness."""
+        """key -> (key node, value) of a dict literal or ``dict(...)`` call, and open-endedness.
+
+        Remembered per node within a reading: ``d2 = {**d1, **d1}`` repeated would otherwise
+        cost time exponential in the number of lines."""
+        key = (id(node), id(scope))
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[no-any-return]
+        self.memo[key] = None  # a dict that splats itself is not one we can read
+        found = self._dict_entries(node, scope)
+        self.memo[key] = found
+        return found
+
+    def _dict_entries(self, node: cst.BaseExpression, scope: _Scope
+                      ) -> tuple[dict[str, tuple[cst.CSTNode, cst.BaseExpression]], bool] | None:
         target = self.resolve(node, scope)
         if isinstance(target, cst.Dict):
             entries: dict[str, tuple[cst.CSTNode, cst.BaseExpression]] = {}
@@ -487,7 +513,20 @@ class _Builder:
 
     # strings -> text ------------------------------------------------------
     def text_of(self, node: cst.BaseExpression, scope: _Scope, holes: list[int]) -> _Text | None:
-        """The characters of a (possibly concatenated, possibly f-) string, with positions."""
+        """The characters of a (possibly concatenated, possibly f-) string, with positions
+        (remembered per node within a reading; None past _MAX_TEXT characters)."""
+        key = ("text", id(node), id(scope))
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[no-any-return]
+        self.memo[key] = None
+        found = self._text_of(node, scope, holes)
+        if found is not None and len(found.text) > _MAX_TEXT:
+            self.not_followed(node, f"a command string longer than {_MAX_TEXT} characters")
+            found = None
+        self.memo[key] = found
+        return found
+
+    def _text_of(self, node: cst.BaseExpression, scope: _Scope, holes: list[int]) -> _Text | None:
         target = self.resolve(node, scope)
         if target is None:
             return None
@@ -584,9 +623,11 @@ class _Builder:
     def launches(self) -> Iterator[Launch]:
         consumed: set[int] = set()
         for node, scope, path in self.c.ray_dicts:
+            self.order = self.c.orders[id(node)]
             yield from self.readings(path, lambda: self.ray_dict_launches(node, scope))
         for call, scope, path in self.c.calls:
             if id(call) not in consumed:
+                self.order = self.c.orders[id(call)]
                 yield from self.readings(path, lambda: list(self.call_launches(call, scope, consumed)))
 
     def readings(self, path: tuple[tuple[int, int], ...], read: Callable[[], list[Launch]]) -> list[Launch]:
@@ -594,20 +635,26 @@ class _Builder:
         ``a if c else b`` its values come from (the branches the call itself is in are
         taken); launches at the same place of each reading form one group."""
         base = dict(path)
-        self.pins, self.seen, self.choices_unknown = dict(base), {}, False
+        self.pins, self.seen, self.choices_unknown, self.memo = dict(base), {}, False, {}
         first = read()
         new = [key for key in self.seen if key not in base]
         if not new:
             return first
         if 2 ** len(new) > _MAX_COMBINATIONS:
-            self.pins, self.seen, self.choices_unknown = dict(base), {}, True
+            self.pins, self.seen, self.choices_unknown, self.memo = dict(base), {}, True, {}
             return read()
         runs = [first]
         for combo in itertools.islice(itertools.product((0, 1), repeat=len(new)), 1, None):
-            self.pins = {**base, **dict(zip(new, combo))}
+            self.pins, self.memo = {**base, **dict(zip(new, combo))}, {}
             runs.append(read())
         group = next(self.groups)
         return [replace(launch, group=group * 1000 + k) for found in runs for k, launch in enumerate(found)]
+
+    def not_followed(self, node: cst.CSTNode, why: str) -> None:
+        """A bound was hit: that part is judged unknown, and said so."""
+        entry = (self.span(node), why)
+        if entry not in self.skipped:
+            self.skipped.append(entry)
 
     def branch(self, key: int) -> int | None:
         """Which branch of the ``if`` (or ``a if c else b``) ``key`` the reading takes;
@@ -652,7 +699,7 @@ class _Builder:
                 yield launch
 
     def environment(self, line: int) -> dict[str, Word]:
-        """``os.environ`` writes made before ``line`` in this file."""
+        """``os.environ`` writes made before ``line`` (a place in source order) in this file."""
         env: dict[str, Word] = {}
         for at, key, value_node in self.c.environ:
             if at <= line:
@@ -685,9 +732,8 @@ class _Builder:
             elif index == 0:
                 model = Setting("model", self.value(arg.value, scope), self.span(arg.value), "",
                                 self.span(arg.value))
-        line = self.positions[call].start.line
         env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
-               for k, w in self.environment(line).items()}
+               for k, w in self.environment(self.order).items()}
         return launch_from_kwargs(label=f"{engine}(...)", anchor=self.span(call.func), model=model,
                                   keywords=keywords, unseen=unseen, env=env,
                                   base_dir=self.base_dir)
@@ -732,9 +778,8 @@ class _Builder:
         keywords.pop("model", None)  # Ray serves model_loading_config's model
         if model is None:
             model = Setting("model", UNKNOWN, self.span(at), "")
-        line = self.positions[at].start.line
         env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
-               for k, w in self.environment(line).items()}
+               for k, w in self.environment(self.order).items()}
         return launch_from_kwargs(label=label, anchor=self.span(at), model=model, keywords=keywords,
                                   unseen=unseen, env=env, base_dir=self.base_dir)
 
@@ -774,8 +819,7 @@ class _Builder:
 
     def call_env(self, call: cst.Call, scope: _Scope) -> tuple[dict[str, Word], bool]:
         """``env=`` of a subprocess call, over the file's ``os.environ`` writes."""
-        line = self.positions[call].start.line
-        inherited = self.environment(line)
+        inherited = self.environment(self.order)
         env_node = self.keyword(call, "env")
         if env_node is None:
             return inherited, False
@@ -812,6 +856,20 @@ class _Builder:
         return self.sequence_words(args[0].value, scope, consumed)
 
     def sequence_words(self, node: cst.BaseExpression, scope: _Scope, consumed: set[int]) -> list[Word]:
+        """The words of an argv list (remembered per node within a reading; past _MAX_WORDS
+        words the list is not followed)."""
+        key = ("words", id(node), id(scope))
+        if key in self.memo:
+            return list(self.memo[key])  # type: ignore[arg-type]
+        self.memo[key] = [Word(None, self.span(node), splat=True, label=self.code(node))]
+        words = self._sequence_words(node, scope, consumed)
+        if len(words) > _MAX_WORDS:
+            self.not_followed(node, f"an argv list longer than {_MAX_WORDS} words")
+            words = [Word(None, self.span(node), splat=True, label=self.code(node))]
+        self.memo[key] = words
+        return list(words)
+
+    def _sequence_words(self, node: cst.BaseExpression, scope: _Scope, consumed: set[int]) -> list[Word]:
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             return self.sequence_words(node.left, scope, consumed) + \
                 self.sequence_words(node.right, scope, consumed)
@@ -871,8 +929,9 @@ class _Builder:
                 words.append(_word(text.text, self.span(value)))
             else:  # a number, or a value such as os.environ.get("M", "default")
                 literal = self.value(value, scope)
-                words.append(Word(str(literal) if isinstance(literal, (str, int, float)) and
-                                  not isinstance(literal, bool) else None, self.span(value)))
+                known = isinstance(literal, (str, int, float)) and not isinstance(literal, bool)
+                words.append(Word(str(literal) if known else None, self.span(value),
+                                  label=None if known else self.code(value)))
         return words
 
     def shell_commands(self, node: cst.BaseExpression, scope: _Scope, env: dict[str, Word],
@@ -911,10 +970,75 @@ class _Builder:
         return out
 
 
-def launches_in_python(text: str, *, base_dir: str | None = None) -> list[Launch]:
-    """Every vLLM launch in a Python source text (raises libcst's ParserSyntaxError)."""
+class _Positions:
+    """Where nodes are, worked out per top-level statement, for the statements a launch uses.
+
+    libcst's PositionProvider walks the whole module; a launch file needs the positions of
+    a few nodes.  Each top-level statement's first line is counted from its code, and its
+    nodes' positions come from a module holding only that statement (shifted down).
+    """
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        line = 1 + len(module.header)
+        for stmt in module.body:
+            self.starts.append(line)
+            line += module.code_for_node(stmt).count("\n")
+            self.ends.append(line - 1)
+        self.top: dict[int, int] = {}  # id(node) -> index of its top-level statement
+        self.ranges: dict[cst.CSTNode, Any] = {}
+        self.done: set[int] = set()
+
+    def __getitem__(self, node: cst.CSTNode) -> Any:
+        found = self.ranges.get(node)
+        if found is None:
+            index = self.top.get(id(node))
+            for i in [index] if index is not None else range(len(self.module.body)):
+                self._statement(i)
+            found = self.ranges[node]
+        return found
+
+    def _statement(self, index: int) -> None:
+        if index in self.done:
+            return
+        self.done.add(index)
+        m = self.module
+        alone = m.with_changes(body=[m.body[index]], header=[], footer=[])
+        shift = self.starts[index] - 1
+        for node, where in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
+            self.ranges[node] = CodeRange(CodePosition(where.start.line + shift, where.start.column),
+                                          CodePosition(where.end.line + shift, where.end.column))
+
+
+class _Indexing(_Collector):
+    """The collector, also noting each node's top-level statement (for :class:`_Positions`)."""
+
+    def __init__(self, top: dict[int, int]) -> None:
+        super().__init__()
+        self.top_of = top
+        self.index = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.top_of[id(node)] = self.index
+        return super().on_visit(node)
+
+
+def launches_in_python(text: str, *, base_dir: str | None = None,
+                       candidate_lines: frozenset[int] | None = None) -> list[Launch]:
+    """Every vLLM launch in a Python source text (raises libcst's ParserSyntaxError).
+
+    ``candidate_lines`` (from the :mod:`python_screen`) are the lines of the calls that can
+    be launches: functions and classes holding none of them are not read at all.
+    """
     module = cst.parse_module(text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    collector = _Collector()
-    wrapper.visit(collector)
-    return list(_Builder(wrapper, collector, base_dir).launches())
+    positions = _Positions(module)
+    collector = _Indexing(positions.top)
+    for index, stmt in enumerate(module.body):
+        if candidate_lines is not None and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and not any(
+                positions.starts[index] <= line <= positions.ends[index] for line in candidate_lines):
+            continue  # a function or class with no call that can be a launch
+        collector.index = index
+        stmt.visit(collector)
+    return list(_Builder(positions, collector, base_dir).launches())
