@@ -322,3 +322,10 @@ def test_fix_text_of_hostile_python_never_raises():
     text = LAUNCH_PY + DEEP["nested-lists"] + "\n"
     outcome = fix_text(text, "python", LintConfig(vllm_version="0.33.0"))
     assert outcome.text == text
+
+
+def test_bounds_the_frontends_hit_are_reported_where_they_were_hit():
+    """A="$A $A" doubling is cut by the shell frontend; the cut is RSM900 at the assignment."""
+    text = "A=x\n" + 'A="$A $A"\n' * 24 + f"vllm serve {NANO} --use-replayssm $A\n"
+    found = [(f.span.line, f.code) for f in lint_text(text, "shell", LintConfig(vllm_version="0.33.0")).findings]
+    assert ("RSM008" in {code for _, code in found}) and any(code == "RSM900" and line <= 25 for line, code in found)

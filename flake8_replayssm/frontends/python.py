@@ -31,6 +31,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from ..argv import launch_from_command
 from ..kwargs import launch_from_kwargs
 from ..model import UNKNOWN, UNKNOWN_PART, Command, Launch, Setting, Span, Word
+from ..unchecked import not_followed
 
 ENGINE_CLASSES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
 SUBPROCESS_FUNCS = frozenset({"run", "Popen", "call", "check_call", "check_output"})
@@ -1041,4 +1042,8 @@ def launches_in_python(text: str, *, base_dir: str | None = None,
             continue  # a function or class with no call that can be a launch
         collector.index = index
         stmt.visit(collector)
-    return list(_Builder(positions, collector, base_dir).launches())
+    builder = _Builder(positions, collector, base_dir)
+    launches = list(builder.launches())
+    for span, why in builder.skipped:  # bounds hit: RSM900 says which part was not followed
+        not_followed(span, why)
+    return launches

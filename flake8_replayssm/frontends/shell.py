@@ -57,6 +57,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..argv import CONTAINER_RUNTIMES, Elsewhere, elsewhere, read_container
 from ..knowledge import knowledge
 from ..model import UNKNOWN_PART, Command, Span, Word
+from ..unchecked import not_followed
 
 Placer = Callable[[int, int, int, int], Span]
 
@@ -2112,11 +2113,21 @@ def commands_in_shell(text: str, *, place: Placer | None = None,
         ctx = _Ctx(fmap, base_dir)
         scope = _Scope(_caller_vars(variables), False)
         _Shell(ctx, _L.exact(text, 0), scope).run()
+        _report_bounds(ctx)
         return ctx.commands
     except Exception:  # a frontend never breaks a lint run (RecursionError included)
         if _STRICT:
             raise
+        if ctx is not None:
+            _report_bounds(ctx)
+            not_followed(ctx.fmap.span(0, 0), "the shell script could not be read to its end")
         return ctx.commands if ctx is not None else []
+
+
+def _report_bounds(ctx: _Ctx) -> None:
+    """Bounds hit while reading: RSM900 says which part was not followed (:mod:`..unchecked`)."""
+    for (start, end), why in ctx.not_followed:
+        not_followed(ctx.fmap.span(max(start, 0), max(end, 0)), why)
 
 
 # --------------------------------------------------------------------------
