@@ -202,8 +202,10 @@ def shell_syntax_errors(text: str, needles: tuple[str, ...]) -> list[NotChecked]
     (an unterminated quote cuts the command before it short); a missing token
     (``fi``, ``)``, a here-document's end) stands for the construct around it.
     """
+    from .frontends.shell import new_parser
+
     data = text.encode("utf-8", "surrogatepass")
-    tree = _bash_parser().parse(data)
+    tree = new_parser().parse(data)
     if not tree.root_node.has_error:
         return []
     found = []
@@ -224,20 +226,6 @@ def shell_syntax_errors(text: str, needles: tuple[str, ...]) -> list[NotChecked]
             continue
         stack.extend(child for child in node.children if child.has_error or child.is_missing)
     return sorted(found, key=lambda nc: nc.line)
-
-
-_BASH: Any = None
-
-
-def _bash_parser() -> Any:
-    global _BASH
-    import tree_sitter
-
-    if _BASH is None:
-        import tree_sitter_bash
-
-        _BASH = tree_sitter.Language(tree_sitter_bash.language())
-    return tree_sitter.Parser(_BASH)
 
 
 def _excerpt(raw: bytes) -> str:

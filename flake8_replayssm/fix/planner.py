@@ -65,6 +65,8 @@ class _PyFacts:
     dict_entries: dict[tuple[int, int, int, int], dict[str, Any]] = field(default_factory=dict)
     #: id of a dict literal / ``dict(...)`` call -> the one name it is assigned to
     containers: dict[int, str] = field(default_factory=dict)
+    #: ids of dict literals / ``dict(...)`` calls written as a call's argument (only that call has them)
+    inline: set[int] = field(default_factory=set)
     #: name -> how often it is assigned / splatted (``**name``); names changed in place
     assigns: collections.Counter[str] = field(default_factory=collections.Counter)
     splats: collections.Counter[str] = field(default_factory=collections.Counter)
@@ -201,6 +203,9 @@ def _python_facts(text: str, index: LineIndex) -> _PyFacts | None:
             for arg in node.args:
                 if arg.star == "**" and isinstance(arg.value, cst.Name):
                     facts.splats[arg.value.value] += 1
+                if isinstance(arg.value, cst.Dict) or isinstance(arg.value, cst.Call) \
+                        and isinstance(arg.value.func, cst.Name) and arg.value.func.value == "dict":
+                    facts.inline.add(id(arg.value))  # engine_kwargs=dict(...), **{...}
             if isinstance(node.func, cst.Name) and node.func.value == "dict":
                 quote = next((a.value.quote for a in node.args if isinstance(a.value, cst.SimpleString)
                               and len(a.value.quote) == 1), '"')
@@ -1054,8 +1059,9 @@ class Planner:
         return True
 
     def kw_target(self, setting: Setting | None) -> _KwTarget | None:
-        """Where a keyword is written: in the call (``x=...``) or as an entry of a same-module
-        dict literal / ``dict(...)`` that only this call splats (``**cfg``)."""
+        """Where a keyword is written: in the call (``x=...``), in a dict literal / ``dict(...)``
+        written as the call's argument (``engine_kwargs=dict(...)``), or as an entry of a
+        same-module dict that only this call splats (``**cfg``)."""
         if setting is None or setting.value_span is None:
             return None
         if self.direct(setting):
@@ -1067,6 +1073,8 @@ class Planner:
         if info is None:
             return None
         name = self.py.containers.get(info["container"])
+        if name is None and info["container"] in self.py.inline:
+            return _KwTarget(info["start"], info["end"], info["form"], info["quote"])  # written in the call
         if name is None or self.py.assigns[name] != 1 or self.py.splats[name] != 1 \
                 or name in self.py.mutated:
             return None  # the dict is shared, reassigned or changed elsewhere: leave it

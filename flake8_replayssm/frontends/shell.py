@@ -289,7 +289,7 @@ def _decode(data: bytes) -> str:
 _LANGUAGE: Any = None
 
 
-def _new_parser() -> Any:
+def new_parser() -> Any:
     global _LANGUAGE
     import tree_sitter
 
@@ -718,7 +718,7 @@ class _Shell:
             return
         self.ctx.parses += 1
         if self.ctx.parser is None:
-            self.ctx.parser = _new_parser()
+            self.ctx.parser = new_parser()
         if "${" in self.text and _TEMPLATE_REF.search(self.text):
             # `${accelerator.dtypeArgs}`: a template's placeholder (bash would call it a bad
             # substitution, and tree-sitter drops the command): an unknown variable of the same length
