@@ -71,7 +71,7 @@ def iter_files(paths: Sequence[str], excludes: Sequence[str]) -> Iterator[str]:
 
 
 def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
-              kind: str | None = None) -> FileResult | None:
+              kind: str | None = None, *, inventory: bool = False) -> FileResult | None:
     """Lint one file; None when it is not a file we read (binary, unknown kind).
 
     ``config`` may be a function, called only for files that need linting (finding a
@@ -85,8 +85,7 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
         return None
     if not any(needle in data for needle in _BYTE_NEEDLES):  # most files stop here, undecoded
         # ...unless every launch is to be listed, clean ones too (--show-launches)
-        if not (b"vllm" in data or b"LLM" in data or b"engine_kwargs" in data) \
-                or not (config() if callable(config) else config).inventory:
+        if not inventory or not (b"vllm" in data or b"LLM" in data or b"engine_kwargs" in data):
             return FileResult([], []) if kind else None
     text = data.decode("utf-8", errors="replace")
     kind = kind or detect_kind(path, text)
@@ -101,7 +100,7 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
 def _lint_job(args: tuple[str, dict[str, object]]) -> FileResult | None:
     """lint_file in a worker process: verdicts stay behind (their checks do not pickle)."""
     path, overrides = args
-    result = lint_file(path, lambda: config_for(path, overrides))
+    result = lint_file(path, lambda: config_for(path, overrides), inventory=bool(overrides.get("inventory")))
     if result is not None:
         result.verdicts = []
     return result
@@ -185,7 +184,9 @@ def run_check(ns: argparse.Namespace) -> int:
                 jobs = [(f, overrides) for f in files]
                 results += [r for r in pool.map(_lint_job, jobs, chunksize=64) if r]
         else:
-            results += [r for r in (lint_file(f, partial(config_for, f, overrides)) for f in files) if r]
+            inventory = bool(overrides.get("inventory"))
+            results += [r for r in (lint_file(f, partial(config_for, f, overrides), inventory=inventory)
+                                    for f in files) if r]
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
     errors = [r.error for r in results if r.error]
     for error in errors:

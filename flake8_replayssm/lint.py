@@ -103,8 +103,8 @@ def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
 
 
 def _python_launches_or_none(text: str, base_dir: str | None) -> list[Launch] | None:
-    """The launches of a Python text; None when libcst cannot parse it."""
-    from .frontends.python_screen import candidate_lines
+    """The launches of a Python text; None when it does not parse."""
+    from .frontends.python_screen import candidate_lines, parsed
 
     lines = candidate_lines(text)
     if lines is False:
@@ -112,8 +112,9 @@ def _python_launches_or_none(text: str, base_dir: str | None) -> list[Launch] | 
     from .frontends.python import launches_in_python
 
     try:
-        return launches_in_python(text, base_dir=base_dir, candidate_lines=lines or None)
-    except Exception:  # libcst cannot parse it (syntax error, newer grammar): no findings
+        return launches_in_python(text, base_dir=base_dir, tree=parsed(text),
+                                  candidate_lines=lines or None)
+    except Exception:  # it does not parse (a syntax error, a newer grammar): no findings
         return None
 
 
