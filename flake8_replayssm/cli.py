@@ -39,7 +39,8 @@ def overrides_of(ns: argparse.Namespace) -> dict[str, object]:
 def _lint_job(args: tuple[str, dict[str, object]]) -> FileResult | None:
     """lint_file in a worker process: verdicts stay behind (their checks do not pickle)."""
     path, overrides = args
-    result = project.lint_file(path, lambda: project.settings_for(path, overrides))
+    result = project.lint_file(path, lambda: project.settings_for(path, overrides),
+                               inventory=bool(overrides.get("inventory")))
     if result is not None:
         result.verdicts = []
     return result
@@ -76,8 +77,9 @@ def run_check(ns: argparse.Namespace) -> int:
             except BrokenProcessPool:
                 raise RuntimeError("a worker process died while checking; run with --jobs 1 to see which file")
         else:
-            results += [r for r in (project.lint_file(f, partial(project.settings_for, f, overrides))
-                                    for f in files) if r]
+            inventory = bool(overrides.get("inventory"))
+            results += [r for r in (project.lint_file(f, partial(project.settings_for, f, overrides),
+                                                      inventory=inventory) for f in files) if r]
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
     errors = [r.error for r in results if r.error]
     for error in errors:

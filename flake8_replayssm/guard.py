@@ -77,17 +77,19 @@ def _raw_brackets(text: str) -> int:
     return best
 
 
-def check_python(text: str) -> SyntaxError | None:
-    """Raise :class:`NotChecked` for Python libcst must not see.
+def check_python(text: str, tree: ast.Module | None = None) -> SyntaxError | None:
+    """Raise :class:`NotChecked` for Python the parsers and the frontend must not see.
 
     Returns None when :mod:`ast` parses the text, or the SyntaxError when it does
-    not but libcst may try (the caller reports it if libcst fails too).
+    not but libcst may try (the caller reports it if that fails too).  ``tree`` is
+    the text's :mod:`ast` tree when the caller has it already.
     """
     source = text.lstrip("\ufeff")
     try:
-        with warnings.catch_warnings():  # invalid escapes etc. are the user's business, not ours
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source)
+        if tree is None:
+            with warnings.catch_warnings():  # invalid escapes etc. are the user's business, not ours
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source)
     except (RecursionError, MemoryError):
         raise _too_deep(None) from None
     except SyntaxError as exc:

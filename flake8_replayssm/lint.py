@@ -102,17 +102,18 @@ def _dockerfile(text: str, base_dir: str | None) -> list[Command]:
 
 def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
     """The launches of a Python text; :class:`NotChecked` when it cannot be parsed (safely)."""
-    from .frontends.python_screen import candidate_lines
+    from .frontends.python_screen import candidate_lines, parsed
     from .guard import check_python, python_parse_failure
 
     lines = candidate_lines(text)
     if lines is False:
         return []
-    ast_error = check_python(text)  # before libcst, which must never see some texts
+    tree = parsed(text)  # the screen's tree (None: ast rejects the text)
+    ast_error = check_python(text, tree)  # too deep for the frontend's walk is RSM900, not a lost file
     from .frontends.python import launches_in_python
 
     try:
-        return launches_in_python(text, base_dir=base_dir, candidate_lines=lines or None)
+        return launches_in_python(text, base_dir=base_dir, tree=tree, candidate_lines=lines or None)
     except RecursionError:
         raise NotChecked("too deeply nested to parse safely") from None
     except Exception as exc:  # libcst cannot parse it either

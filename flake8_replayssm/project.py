@@ -304,13 +304,14 @@ _BYTE_NEEDLES = tuple(needle.encode() for needle in TRIGGER_NEEDLES)
 
 
 def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
-              kind: str | None = None) -> FileResult | None:
+              kind: str | None = None, *, inventory: bool = False) -> FileResult | None:
     """Lint one file; None when it is not a file of a kind we read.
 
     ``config`` may be a function, called only for files that need linting (finding a
     file's settings costs more than rejecting the file).  A file of a kind we read
     that cannot be read (too large, not a regular file, unreadable, binary with a
-    trigger token) gives one RSM900 finding instead of silence.
+    trigger token) gives one RSM900 finding instead of silence.  ``inventory``: files
+    without a trigger token are read too when they mention vLLM (``--show-launches``).
     """
     kind = kind or detect_kind(path)
     if kind is None and "." in os.path.basename(path):
@@ -332,7 +333,7 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
         return FileResult([], [found] if settings().is_enabled(found.code) else [])
     if not any(needle in data for needle in _BYTE_NEEDLES):  # most files stop here, undecoded
         # ...unless every launch is to be listed, clean ones too (--show-launches)
-        if not (b"vllm" in data or b"LLM" in data or b"engine_kwargs" in data) or not settings().inventory:
+        if not inventory or not (b"vllm" in data or b"LLM" in data or b"engine_kwargs" in data):
             return FileResult([], []) if kind else None
     text = decode(data, kind).text
     kind = kind or detect_kind(path, text)

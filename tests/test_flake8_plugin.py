@@ -357,9 +357,9 @@ print(len(results), "libcst" in sys.modules)
 @pytest.mark.parametrize("src, expected", [
     ("import os\n\nprint(os.getcwd())\n", "0 False"),
     ('from vllm import LLM\nLLM("facebook/opt-125m")  # no trigger\n', "0 False"),
-    (NANO_SRC, "1 True"),  # control: a file with a trigger does parse with libcst
+    (NANO_SRC, "1 False"),  # a launch is found on Python's own tree: libcst is for fixes only
 ])
-def test_file_without_trigger_never_imports_libcst(tmp_path, src, expected):
+def test_linting_never_imports_libcst(tmp_path, src, expected):
     path = tmp_path / "example.py"
     path.write_text(src)
     proc = subprocess.run([sys.executable, "-c", LAZY_CHECK, str(path)], capture_output=True, text=True,

@@ -542,17 +542,14 @@ def test_shell_values_from_branches_are_that_set(script, expected):
         cmd.extend(["--mamba-backend", "flashinfer", "--enable-prefix-caching"])
     subprocess.run(cmd)
     ''', [(2, "RSM002")]),
-    pytest.param(f'''
+    (f'''
     import subprocess, sys
     cmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]
     if sys.argv[1:]:
         cmd.append("--no-enable-prefix-caching")
     cmd += ["--mamba-backend", "flashinfer"]
     subprocess.run(cmd)
-    ''', [], marks=pytest.mark.xfail(strict=True, reason=(
-        "frontends/python.py _Positions raises KeyError for a List node of the grown argv: the file "
-        "is now reported as not checked (RSM900) instead of giving no findings in silence"))),
-    # fails only when the branch is not taken
+    ''', []),  # fails only when the branch is not taken
     (f'''
     from vllm import LLM
     if __name__ == "__main__":

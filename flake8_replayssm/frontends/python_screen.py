@@ -96,6 +96,18 @@ def _ray_config(text: str) -> bool:
     return "engine_kwargs" in text and _option_keyword().search(text) is not None
 
 
+@lru_cache(maxsize=2)
+def parsed(text: str) -> ast.Module | None:
+    """``text``'s :mod:`ast` tree (None if it does not parse), parsed once for the screen and
+    the frontend both."""
+    try:
+        with warnings.catch_warnings():  # invalid escapes etc. are the user's business, not ours
+            warnings.simplefilter("ignore")
+            return ast.parse(text.lstrip("\ufeff"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def might_launch(text: str) -> bool:
     """False only when no call in ``text`` can be a vLLM launch that we judge."""
     return candidate_lines(text) is not False
@@ -109,12 +121,9 @@ def candidate_lines(text: str) -> frozenset[int] | None | bool:
     if _ray_config(text):
         return None  # a Ray Serve LLM config: engine_kwargs hold vLLM's options
     options = set(knowledge().options) - {"model"}
-    try:
-        with warnings.catch_warnings():  # invalid escapes etc. are the user's business, not ours
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text.lstrip("\ufeff"))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # let libcst decide (it reads some files ast rejects, e.g. declared encodings)
+    tree = parsed(text)
+    if tree is None:
+        return None  # the frontend parses again and reports what is wrong
     engines = set(ENGINE_NAMES)
     assignments: list[tuple[list[ast.expr], ast.expr]] = []
     process_calls: list[ast.Call] = []
