@@ -9,18 +9,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from . import __version__, project, report
+from . import project, report
 from .config import SETTINGS, ConfigError, LintConfig
-from .files import read_stdin
-from .lint import FileResult, detect_kind, lint_text
-from .model import Finding
-from .rules import BY_CODE, RULES
 from .unchecked import NotChecked
+
+if TYPE_CHECKING:
+    from .lint import FileResult
+    from .model import Finding
+
+# What a run needs is imported when it needs it (the linting machinery only for files
+# that hold a trigger token, the rule docs only for SARIF and explain, the process pool
+# only with --jobs): a pre-commit run on a few files pays an interpreter's startup.
 
 #: more worker processes than this never helps (and each one costs memory)
 MAX_JOBS = 32
@@ -53,6 +55,8 @@ def _jobs(requested: int, files: int) -> int:
 
 
 def run_check(ns: argparse.Namespace) -> int:
+    from .lint import FileResult
+
     project.clear_caches()  # one run, one reading of each settings file
     overrides = overrides_of(ns)
     first = project.settings_for(ns.paths[0] if ns.paths and ns.paths != ["-"] else None, overrides)
@@ -71,6 +75,9 @@ def run_check(ns: argparse.Namespace) -> int:
                     if first.is_enabled(problem.finding().code)]
         jobs = _jobs(ns.jobs, len(files))
         if jobs > 1:
+            from concurrent.futures import ProcessPoolExecutor
+            from concurrent.futures.process import BrokenProcessPool
+
             try:
                 with ProcessPoolExecutor(max_workers=jobs) as pool:
                     results += [r for r in pool.map(_lint_job, [(f, overrides) for f in files], chunksize=64) if r]
@@ -99,6 +106,9 @@ def run_check(ns: argparse.Namespace) -> int:
 
 
 def _check_stdin(ns: argparse.Namespace, config: LintConfig) -> FileResult:
+    from .files import read_stdin
+    from .lint import FileResult, detect_kind, lint_text
+
     name = ns.stdin_filename or "-"
     try:
         data = read_stdin()
@@ -135,6 +145,8 @@ def _render(fmt: str, findings: Sequence[Finding], checked: int, note: str) -> s
     if fmt == "json":
         return report.as_json(findings)
     if fmt == "sarif":
+        from .rules import RULES
+
         return report.sarif(findings, RULES)
     if fmt == "github":
         return report.github(findings)
@@ -153,11 +165,15 @@ def _emit(text: str) -> None:
 
 def find_rule(name: str):  # type: ignore[no-untyped-def]
     """A rule by code (``RSM008``, ``rsm008``) or by name (``replayssm-model-runner``)."""
+    from .rules import BY_CODE, RULES
+
     key = name.strip()
     return BY_CODE.get(key.upper()) or next((r for r in RULES if r.name == key.lower()), None)
 
 
 def run_explain(ns: argparse.Namespace) -> int:
+    from .rules import RULES
+
     if ns.all or not ns.code:
         lines = []
         for rule in RULES:
@@ -182,9 +198,20 @@ def _add_settings_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
 
 
+class _Version(argparse.Action):
+    """``--version``, read from the installed metadata only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any,
+                 option_string: str | None = None) -> None:
+        from . import __version__
+
+        print(f"{parser.prog} {__version__}")  # stdout, as argparse's own version action
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="replayssm-lint", description=__doc__.splitlines()[0])
-    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    ap.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = ap.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="report vLLM launches that ReplaySSM makes fail")
     _add_settings_options(check)

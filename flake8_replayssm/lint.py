@@ -13,15 +13,17 @@ import os
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .config import LintConfig
-from .engine import Verdict, judge
 from .files import confined_to
 from .inventory import LAUNCH_LOOKING, LaunchNote, Unrecognised, launch_notes, unrecognised_lines
 from .model import Command, Finding, Launch, Span
 from .noqa import Suppressions
 from .unchecked import NotChecked, not_followed, note, recording
+
+if TYPE_CHECKING:
+    from .engine import Verdict
 
 #: a text must contain one of these to hold anything we report (plain substring
 #: tests: much faster than a regular expression over every file of a large tree)
@@ -325,6 +327,8 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     whole: NotChecked | None = None
     with recording() as record, confined_to(root):
         try:
+            from .engine import judge  # the rules and their data: only for texts that need judging
+
             verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
         except NotChecked as exc:
             verdicts, whole = [], exc

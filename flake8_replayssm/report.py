@@ -17,13 +17,20 @@ import re
 from typing import TYPE_CHECKING, Iterable, Sequence
 from urllib.parse import quote
 
-from . import __version__
 from .model import Finding
-from .rules import Rule, severity
 
 if TYPE_CHECKING:
     from .inventory import LaunchNote, Unrecognised
     from .lint import FileResult
+    from .rules import Rule
+
+
+def severity(code: str) -> str:
+    """The severity of ``code`` (the rule docs are imported only when a finding is shown)."""
+    from .rules import severity as of
+
+    return of(code)
+
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -181,7 +188,7 @@ def sarif(findings: Sequence[Finding], rules: Iterable[Rule], base: str | None =
         results.append(result)
     doc = {
         "$schema": SARIF_SCHEMA, "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "replayssm-lint", "version": __version__, "rules": rule_list}},
+        "runs": [{"tool": {"driver": {"name": "replayssm-lint", "version": _version(), "rules": rule_list}},
                   "originalUriBaseIds": {SRCROOT: {"uri": _base_uri(base)}},
                   "results": results}],
     }
@@ -205,3 +212,9 @@ def with_inventory(fmt: str, rendered: str, results: Sequence[FileResult]) -> st
         }, indent=2) + "\n"
     lines = [line for r in results for line in inventory_lines(r.launches, r.unrecognised, r.path)]
     return rendered + "".join(line + "\n" for line in lines)
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__

@@ -275,6 +275,23 @@ def print_series(rows: list[Series]) -> None:
 # ---------------------------------------------------------------- main
 
 
+def warm_bytecode() -> None:
+    """Measure the tools as users run them: with their bytecode cached.
+
+    An environment with ``PYTHONDONTWRITEBYTECODE`` set (some CI images and sandboxes)
+    would make every run compile the package's sources again, which is start-up cost
+    users do not pay; the variable is dropped for the measured runs and the package's
+    bytecode is written once here.
+    """
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        print("note: PYTHONDONTWRITEBYTECODE unset for the measured runs (users run with bytecode caches)")
+    import compileall
+
+    import flake8_replayssm
+
+    compileall.compile_dir(str(Path(flake8_replayssm.__file__).parent), quiet=1)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -299,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lsp", action="store_true", help="measure the language server's latency (section 3)")
     ap.add_argument("--lsp-edits", type=int, default=30, help="edits per latency figure (default 30)")
     ns = ap.parse_args(argv)
+    warm_bytecode()
 
     if ns.vllm_tree is None:
         if not ns.lsp and not ns.dense:
