@@ -29,23 +29,17 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from .data_files import read_data
 from .files import read_bounded
 from .unchecked import NotChecked
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    import tomli as tomllib
 
 __all__ = [
     "KIND_ATTENTION_FREE",
@@ -144,9 +138,8 @@ class _Data:
 
 
 def _load_toml() -> dict[str, Any]:
-    """Read the shipped data file through importlib.resources (zip-safe)."""
-    ref = resources.files("flake8_replayssm").joinpath("data").joinpath("architectures.toml")
-    return tomllib.loads(ref.read_text(encoding="utf-8"))
+    """The shipped data file, parsed (zip-safe; kept parsed between runs)."""
+    return read_data("architectures.toml")
 
 
 @cache

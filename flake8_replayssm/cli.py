@@ -39,9 +39,13 @@ def overrides_of(ns: argparse.Namespace) -> dict[str, object]:
 
 
 def _lint_job(args: tuple[str, dict[str, object]]) -> FileResult | None:
-    """lint_file in a worker process: verdicts stay behind (their checks do not pickle)."""
+    """lint_file for one file of a run, keeping only what the report shows.
+
+    The verdicts stay behind: their checks do not pickle (a worker process), and a run
+    over a large tree holds only findings and notes, not every launch it read.
+    """
     path, overrides = args
-    result = project.lint_file(path, lambda: project.settings_for(path, overrides),
+    result = project.lint_file(path, partial(project.settings_for, path, overrides),
                                inventory=bool(overrides.get("inventory")))
     if result is not None:
         result.verdicts = []
@@ -70,10 +74,9 @@ def run_check(ns: argparse.Namespace) -> int:
             raise ConfigError(f"no such file or directory: {', '.join(missing)}")
         excludes = [p.strip() for p in ns.exclude.split(",") if p.strip()]
         unreadable: list[NotChecked] = []
-        files = list(project.iter_files(ns.paths, excludes, notes, unreadable))
-        results += [FileResult([], [problem.finding()]) for problem in unreadable
-                    if first.is_enabled(problem.finding().code)]
-        jobs = _jobs(ns.jobs, len(files))
+        walk = project.iter_files(ns.paths, excludes, notes, unreadable)
+        files = list(walk) if ns.jobs != 1 else []  # one job reads the tree as it walks it
+        jobs = _jobs(ns.jobs, len(files)) if ns.jobs != 1 else 1
         if jobs > 1:
             from concurrent.futures import ProcessPoolExecutor
             from concurrent.futures.process import BrokenProcessPool
@@ -84,9 +87,9 @@ def run_check(ns: argparse.Namespace) -> int:
             except BrokenProcessPool:
                 raise RuntimeError("a worker process died while checking; run with --jobs 1 to see which file")
         else:
-            inventory = bool(overrides.get("inventory"))
-            results += [r for r in (project.lint_file(f, partial(project.settings_for, f, overrides),
-                                                      inventory=inventory) for f in files) if r]
+            results += [r for r in map(_lint_job, ((f, overrides) for f in files or walk)) if r]
+        results += [FileResult([], [problem.finding()]) for problem in unreadable
+                    if first.is_enabled(problem.finding().code)]
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
     errors = [r.error for r in results if r.error]
     for error in errors:

@@ -60,6 +60,7 @@ class Plugin:
     def __init__(self, tree: ast.AST, filename: str, lines: Sequence[str]) -> None:
         self.filename = filename
         self.lines = lines
+        self.tree = tree
 
     @classmethod
     def add_options(cls, manager: Any) -> None:
@@ -97,8 +98,10 @@ class Plugin:
         text = "".join(self.lines)
         if not has_trigger(text, "python"):
             return
+        from .frontends.python_screen import remember_tree
         from .lint import lint_text
 
+        remember_tree(text, self.tree)  # flake8 parsed the file already: no second parse
         try:
             # `# noqa` on the reported line is flake8's own; ours adds the other lines of a launch
             # and the replayssm-lint directives, so flake8 and the CLI silence the same findings

@@ -9,10 +9,11 @@ the newest release this tool knows.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 
 from .config import ConfigError, LintConfig
@@ -103,10 +104,36 @@ def project_pin(root: Path | None) -> tuple[str, str] | None:
 
 @lru_cache(maxsize=1)
 def installed_vllm() -> str | None:
+    """The version of the ``vllm`` distribution on ``sys.path`` (its metadata, never the code).
+
+    A look at the folders' names first: importing :mod:`importlib.metadata` costs a short
+    run more than the rest of its set-up, and most linting machines have no vLLM.
+    """
+    if not _vllm_metadata_on_path():
+        return None
+    from importlib import metadata
+
     try:
         return metadata.version("vllm")
     except metadata.PackageNotFoundError:
         return None
+
+
+def _vllm_metadata_on_path() -> bool:
+    """Whether a folder of ``sys.path`` may hold vllm's metadata (``vllm-*.dist-info``,
+    ``vllm.egg-info``, ``vllm.egg-link``, any case): False only when none can."""
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            if os.path.isfile(folder):
+                return True  # a zip on sys.path: let importlib.metadata look inside
+            continue
+        for name in names:
+            lower = name.lower()
+            if lower.startswith(("vllm-", "vllm.")) and lower.endswith((".dist-info", ".egg-info", ".egg-link")):
+                return True
+    return False
 
 
 def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Target:

@@ -366,3 +366,24 @@ def test_linting_never_imports_libcst(tmp_path, src, expected):
                           timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == expected.split()
+
+
+def test_the_plugin_reads_flake8s_tree_without_parsing_again(tmp_path, monkeypatch):
+    """flake8 has parsed the file; the plugin's screen and frontend use that tree."""
+    import ast
+
+    from flake8_replayssm.frontends import python_screen
+    from flake8_replayssm.plugin import Plugin
+
+    src = NANO_SRC.replace("llm =", "other = 1\nllm =")
+    lines = src.splitlines(keepends=True)
+    tree = ast.parse(src)
+    parses: list[str] = []
+    real_parse = ast.parse
+    monkeypatch.setattr(python_screen.ast, "parse",
+                        lambda text, *a, **k: parses.append(text) or real_parse(text, *a, **k))
+    path = tmp_path / "launch.py"
+    results = list(Plugin(tree, str(path), lines).run())
+    assert [r[2].split()[0] for r in results] == ["RSM008"]
+    assert results[0][0] == 3  # the launch's line in flake8's tree
+    assert src not in parses and src.lstrip() not in parses  # (the rule conditions are parsed too)

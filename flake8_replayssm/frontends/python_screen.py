@@ -96,16 +96,31 @@ def _ray_config(text: str) -> bool:
     return "engine_kwargs" in text and _option_keyword().search(text) is not None
 
 
-@lru_cache(maxsize=2)
+#: the last text parsed and its tree: the screen and the frontend read one parse
+_LAST_PARSE: list[tuple[str, ast.Module | None]] = []
+
+
+def remember_tree(text: str, tree: ast.AST | None) -> None:
+    """Take ``tree`` as ``text``'s parse (flake8 has parsed the file already; its tree is
+    ``ast.parse`` of the same text)."""
+    if isinstance(tree, ast.Module):
+        _LAST_PARSE[:] = [(text, tree)]
+
+
 def parsed(text: str) -> ast.Module | None:
     """``text``'s :mod:`ast` tree (None if it does not parse), parsed once for the screen and
     the frontend both."""
+    for seen, tree in _LAST_PARSE:
+        if seen is text or seen == text:
+            return tree
     try:
         with warnings.catch_warnings():  # invalid escapes etc. are the user's business, not ours
             warnings.simplefilter("ignore")
-            return ast.parse(text.lstrip("\ufeff"))
+            tree = ast.parse(text.lstrip("\ufeff"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        tree = None
+    _LAST_PARSE[:] = [(text, tree)]
+    return tree
 
 
 def might_launch(text: str) -> bool:
