@@ -60,12 +60,18 @@ def placeholder(text: str | None) -> str | None:
     return "value" if _PLACEHOLDER.fullmatch(text) else None
 
 
+#: a release tag, with the build variants vLLM publishes (``v0.11.0-cu130``, ``v0.10.1.1``);
+#: release candidates and dev builds are not that release, so they pin nothing
+_RELEASE_TAG = re.compile(r"v?(\d+\.\d+(?:\.\d+)?)(?:\.\d+)?(?:[-_][A-Za-z][0-9A-Za-z._-]*)?")
+
+
 def image_release(image: str | None) -> str | None:
-    """``vllm/vllm-openai:v0.33.0`` -> ``0.33.0`` (None for latest/nightly/digests)."""
+    """``vllm/vllm-openai:v0.33.0`` (or ``:v0.33.0-cu130``) -> ``0.33.0`` (None for
+    latest/nightly/digests and release candidates)."""
     if not image or ":" not in image.rsplit("/", 1)[-1]:
         return None
     tag = image.rsplit(":", 1)[1]
-    match = re.fullmatch(r"v?(\d+\.\d+(?:\.\d+)?)", tag)
+    match = _RELEASE_TAG.fullmatch(tag)
     return match.group(1) if match else None
 
 

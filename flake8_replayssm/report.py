@@ -202,14 +202,20 @@ def inventory_lines(launches: Sequence[LaunchNote], unrecognised: Sequence[Unrec
 
 def with_inventory(fmt: str, rendered: str, results: Sequence[FileResult]) -> str:
     """The findings as ``fmt`` renders them, with what was seen (``--show-launches``): JSON
-    becomes ``{"findings": [...], "launches": [...], "unrecognised": [...]}``; other formats
-    get the inventory's text lines after the findings."""
+    becomes ``{"findings": [...], "launches": [...], "unrecognised": [...]}``; SARIF keeps its
+    document and carries the two lists in the run's property bag (SARIF 2.1.0 §3.8), so the
+    output stays one valid SARIF file; text and GitHub output get the inventory's text lines
+    after the findings."""
+    seen = {
+        "launches": [n.as_dict(r.path) for r in results for n in r.launches],
+        "unrecognised": [u.as_dict(r.path) for r in results for u in r.unrecognised],
+    }
     if fmt == "json":
-        return json.dumps({
-            "findings": json.loads(rendered),
-            "launches": [n.as_dict(r.path) for r in results for n in r.launches],
-            "unrecognised": [u.as_dict(r.path) for r in results for u in r.unrecognised],
-        }, indent=2) + "\n"
+        return json.dumps({"findings": json.loads(rendered), **seen}, indent=2) + "\n"
+    if fmt == "sarif":
+        doc = json.loads(rendered)
+        doc["runs"][0].setdefault("properties", {}).update(seen)
+        return json.dumps(doc, indent=2) + "\n"
     lines = [line for r in results for line in inventory_lines(r.launches, r.unrecognised, r.path)]
     return rendered + "".join(line + "\n" for line in lines)
 

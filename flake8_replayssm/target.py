@@ -21,8 +21,12 @@ from .files import MAX_SOURCE_BYTES, read_bounded
 from .knowledge import Knowledge, Release, is_version, normalize_version, version_key
 from .unchecked import NotChecked
 
+#: ``vllm`` and its version specifiers (PEP 440) in a requirements line or a dependency string
 _PIN = re.compile(r"""(?ix)
-    (?:^|[\s"'\[,])vllm\s*(?:\[[^\]]*\])?\s*(?:===?|~=)\s*v?(\d+\.\d+(?:\.\d+)?)""")
+    (?:^|[\s"'\[,])vllm\s*(?:\[[^\]]*\])?\s*
+    (?P<spec>(?:===|==|~=|!=|<=|>=|<|>)\s*v?[0-9][0-9a-z.*+!]*
+             (?:\s*,\s*(?:===|==|~=|!=|<=|>=|<|>)\s*v?[0-9][0-9a-z.*+!]*)*)""")
+_CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*v?([0-9][0-9a-z.*+!]*)", re.I)
 _LOCK_BLOCK = re.compile(r'(?m)^name\s*=\s*"vllm"\s*\nversion\s*=\s*"([^"]+)"')
 PIN_FILES = ("requirements.txt", "requirements.in", "requirements-serve.txt", "constraints.txt",
              "pyproject.toml", "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
@@ -82,11 +86,44 @@ def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
     return target
 
 
+def _allows(op: str, wanted: str, version: tuple[int, ...]) -> bool:
+    """Whether one PEP 440 clause admits ``version`` (a release's key)."""
+    if wanted.endswith(".*"):
+        prefix = version_key(wanted[:-2])
+        inside = version[:len(prefix)] == prefix
+        return inside if op in ("==", "===") else not inside if op == "!=" else False
+    key = version_key(normalize_version(wanted))
+    if op == "~=":  # compatible release: >= X.Y.Z and the same X.Y (or X for ~=X.Y)
+        depth = max(1, len(wanted.split(".")) - 1)
+        return version >= key and version[:depth] == key[:depth]
+    return {"==": version == key, "===": version == key, "!=": version != key, "<": version < key,
+            "<=": version <= key, ">": version > key, ">=": version >= key}[op]
+
+
+def pinned_version(spec: str, know: Knowledge) -> tuple[str, str] | None:
+    """(version, how) for a vllm specifier: an exact pin is that version (known or not); a range
+    is the newest known release it admits (``vllm>=0.28,<0.30`` -> 0.29.0); None when it admits
+    none this tool knows."""
+    clauses = _CLAUSE.findall(spec)
+    if len(clauses) == 1 and clauses[0][0] in ("==", "===") and "*" not in clauses[0][1]:
+        return normalize_version(clauses[0][1]), "pinned"
+    admitted = [r for r in know.releases.values() if all(_allows(op, v, r.key) for op, v in clauses)]
+    if not admitted:
+        return None
+    return max(admitted, key=lambda r: r.key).version, "the newest release it admits"
+
+
 @lru_cache(maxsize=64)
 def project_pin(root: Path | None) -> tuple[str, str] | None:
-    """(version, file) of a vllm pin in the project's files, if exactly one version is pinned."""
+    """(version, reason) of the project's vllm requirement, if its files agree on one version.
+
+    An exact pin (``vllm==0.28.0``, a lock file's entry) is that version; a range
+    (``vllm>=0.28,<0.29``) the newest release this tool knows that it admits.
+    """
     if root is None:
         return None
+    from .knowledge import knowledge
+
     found: dict[str, str] = {}
     for name in PIN_FILES:
         path = root / name
@@ -94,12 +131,20 @@ def project_pin(root: Path | None) -> tuple[str, str] | None:
             text = read_bounded(str(path), MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
         except NotChecked:
             continue
-        for match in list(_PIN.finditer(text)) + list(_LOCK_BLOCK.finditer(text)):
-            found.setdefault(normalize_version(match.group(1)), name)
+        for match in _PIN.finditer(text):
+            spec = re.sub(r"\s+", "", match.group("spec"))
+            pinned = pinned_version(spec, knowledge())
+            if pinned is not None:
+                version, how = pinned
+                found.setdefault(version, f"vllm{spec} pinned in {name}" if how == "pinned"
+                                 else f"vllm{spec} in {name} ({how})")
+        for match in _LOCK_BLOCK.finditer(text):
+            version = normalize_version(match.group(1))
+            found.setdefault(version, f"vllm=={version} pinned in {name}")
     if len(found) != 1:
         return None
-    version, name = next(iter(found.items()))
-    return version, name
+    version, reason = next(iter(found.items()))
+    return version, reason
 
 
 @lru_cache(maxsize=1)
@@ -146,7 +191,7 @@ def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Tar
         candidates.append((hint, f"image tag v{hint} next to the launch"))
     pin = project_pin(config.project_root)
     if pin:
-        candidates.append((pin[0], f"vllm=={pin[0]} pinned in {pin[1]}"))
+        candidates.append(pin)
     installed = installed_vllm()
     if installed:
         candidates.append((installed, f"installed vllm {installed}"))
