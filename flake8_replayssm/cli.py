@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from . import __version__, report
-from .config import EXTRA_ARGS_MODES, PLATFORMS, ConfigError, LintConfig, project_config, split_codes
+from .config import EXTRA_ARGS_MODES, GPUS, PLATFORMS, ConfigError, LintConfig, project_config, split_codes
 from .lint import TRIGGER_NEEDLES, FileResult, detect_kind, lint_text
 from .model import Finding
 from .rules import BY_CODE, RULES
@@ -110,7 +110,8 @@ def _overrides(ns: argparse.Namespace) -> dict[str, object]:
         raise ConfigError(f"--platform must be one of {', '.join(PLATFORMS)}")
     return {"vllm_version": ns.vllm_version, "platform": ns.platform,
             "select": split_codes(ns.select) or None, "ignore": split_codes(ns.ignore),
-            "enable": split_codes(ns.enable), "extra_args": ns.extra_args}
+            "enable": split_codes(ns.enable), "extra_args": ns.extra_args,
+            "sglang_version": ns.sglang_version, "gpu": ns.gpu}
 
 
 def config_for(path: str, overrides: dict[str, object]) -> LintConfig:
@@ -136,7 +137,10 @@ def _merge(base: LintConfig, overrides: dict[str, object]) -> LintConfig:
     ignore = base.ignore + tuple(overrides["ignore"])  # type: ignore[arg-type]
     enable = base.enable + tuple(overrides["enable"])  # type: ignore[arg-type]
     source = "--vllm-version" if overrides["vllm_version"] else None
+    sglang_source = "--sglang-version" if overrides["sglang_version"] else None
     return base.merged(vllm_version=overrides["vllm_version"], vllm_version_source=source,
+                       sglang_version=overrides["sglang_version"], sglang_version_source=sglang_source,
+                       gpu=overrides["gpu"],
                        platform=overrides["platform"], extra_args=overrides["extra_args"],
                        select=overrides["select"], ignore=ignore or None, enable=enable or None)
 
@@ -151,6 +155,12 @@ def _validate(config: LintConfig) -> None:
     from .target import explicit_release
 
     explicit_release(config, knowledge())  # raises ConfigError for releases without ReplaySSM
+    if config.sglang_version:
+        from .sglang.knowledge import knowledge as sglang_knowledge
+        from .sglang.target import closest_release
+
+        if closest_release(config.sglang_version, sglang_knowledge())[0] is None:
+            raise ConfigError(f"{config.sglang_version!r} is not an SGLang version (expected e.g. 0.5.23)")
     unknown = [c for c in config.select + config.ignore + config.enable
                if not any(code.startswith(c) for code in BY_CODE)]
     if unknown:
@@ -222,6 +232,10 @@ def run_explain(ns: argparse.Namespace) -> int:
 def _add_target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vllm-version", help="vLLM release to judge for (default: image tag, pins, installed, newest)")
     p.add_argument("--platform", choices=PLATFORMS, help="platform vLLM runs on (default: cuda)")
+    p.add_argument("--sglang-version", help="SGLang release to judge SGLang launches for "
+                                            "(default: image tag, pins, installed, newest)")
+    p.add_argument("--gpu", choices=GPUS, help="GPU generation SGLang launches run on (default: judged for "
+                                               "both; a code is reported only if it holds for both)")
     p.add_argument("--select", help="comma-separated codes or prefixes to report (default: RSM)")
     p.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
     p.add_argument("--enable", help="off-by-default codes to turn on (RSM201)")

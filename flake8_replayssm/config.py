@@ -24,6 +24,8 @@ PLATFORMS = ("cuda", "rocm", "xpu")
 #: "closed" assumes they add nothing that changes the verdict (DESIGN.md, "judge what is
 #: written"); "open" assumes they may hold any option, so no finding depends on them
 EXTRA_ARGS_MODES = ("closed", "open")
+#: the GPU generation SGLang launches are judged for; None: both (a code only if it holds for both)
+GPUS = ("hopper", "blackwell")
 
 
 class ConfigError(Exception):
@@ -45,6 +47,11 @@ class LintConfig:
     project_root: Path | None = None
     #: "closed" or "open": see EXTRA_ARGS_MODES
     extra_args: str = "closed"
+    #: the SGLang release SGLang launches are judged for, and where that came from
+    sglang_version: str | None = None
+    sglang_version_source: str = "explicit option"
+    #: "hopper" or "blackwell" (SGLang switches the decode backend on Blackwell); None: both
+    gpu: str | None = None
 
     def is_enabled(self, code: str) -> bool:
         """flake8-like: the longest matching prefix of select/ignore wins."""
@@ -98,6 +105,10 @@ def config_from_table(table: Mapping[str, Any], root: Path) -> LintConfig:
     extra_args = get("extra-args", "extra_args") or "closed"
     if extra_args not in EXTRA_ARGS_MODES:
         raise ConfigError(f"extra-args must be one of {', '.join(EXTRA_ARGS_MODES)}, not {extra_args!r}")
+    sglang_version = get("sglang-version", "sglang_version")
+    gpu = get("gpu")
+    if gpu is not None and gpu not in GPUS:
+        raise ConfigError(f"gpu must be one of {', '.join(GPUS)}, not {gpu!r}")
     return LintConfig(
         vllm_version=str(version) if version is not None else None,
         vllm_version_source=f"vllm-version in {root / 'pyproject.toml'}",
@@ -109,6 +120,9 @@ def config_from_table(table: Mapping[str, Any], root: Path) -> LintConfig:
         model_dirs=tuple((root / d) for d in dirs),
         project_root=root,
         extra_args=extra_args,
+        sglang_version=str(sglang_version) if sglang_version is not None else None,
+        sglang_version_source=f"sglang-version in {root / 'pyproject.toml'}",
+        gpu=gpu,
     )
 
 

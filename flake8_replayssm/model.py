@@ -133,6 +133,8 @@ class Launch:
     base_dir: str | None = None
     #: form: "argv" (flags) or "kwargs" (Python keywords); messages speak the user's form
     form: str = "argv"
+    #: the serving engine: "vllm", or "sglang" (option names are then ServerArgs fields)
+    engine: str = "vllm"
 
     @property
     def replayssm_span(self) -> Span:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterator, Sequence
 
 from . import __version__
-from .config import EXTRA_ARGS_MODES, PLATFORMS, ConfigError, LintConfig, project_config, split_codes
+from .config import EXTRA_ARGS_MODES, GPUS, PLATFORMS, ConfigError, LintConfig, project_config, split_codes
 
 
 class Plugin:
@@ -35,6 +35,10 @@ class Plugin:
                            help="vLLM release to judge launches for (default: pinned or newest)")
         manager.add_option("--replayssm-platform", parse_from_config=True, default=None,
                            choices=PLATFORMS, help="platform vLLM runs on (default: cuda)")
+        manager.add_option("--replayssm-sglang-version", parse_from_config=True, default=None,
+                           help="SGLang release to judge SGLang launches for (default: pinned or newest)")
+        manager.add_option("--replayssm-gpu", parse_from_config=True, default=None, choices=GPUS,
+                           help="GPU generation SGLang launches run on (default: both)")
         manager.add_option("--replayssm-enable", parse_from_config=True, default=None,
                            comma_separated_list=True,
                            help="off-by-default codes to turn on, e.g. RSM201")
@@ -62,6 +66,8 @@ class Plugin:
             "enable": getattr(options, "replayssm_enable", None),
             "extra_models": getattr(options, "replayssm_extra_models", None),
             "extra_args": getattr(options, "replayssm_extra_args", None),
+            "sglang_version": getattr(options, "replayssm_sglang_version", None),
+            "gpu": getattr(options, "replayssm_gpu", None),
         }
 
     def config(self) -> LintConfig:
@@ -82,6 +88,9 @@ class Plugin:
             vllm_version_source="--replayssm-vllm-version" if opts.get("vllm_version") else None,
             platform=opts.get("platform"),
             extra_args=opts.get("extra_args"),
+            sglang_version=opts.get("sglang_version"),
+            sglang_version_source="--replayssm-sglang-version" if opts.get("sglang_version") else None,
+            gpu=opts.get("gpu"),
             enable=(base.enable + split_codes(opts.get("enable"))) or None,
             extra_models=extra,
             # flake8 does its own selection; report every code we compute

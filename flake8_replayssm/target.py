@@ -18,9 +18,9 @@ from pathlib import Path
 from .config import ConfigError, LintConfig
 from .knowledge import Knowledge, Release, is_version, normalize_version, version_key
 
-_PIN = re.compile(r"""(?ix)
-    (?:^|[\s"'\[,])vllm\s*(?:\[[^\]]*\])?\s*(?:===?|~=)\s*v?(\d+\.\d+(?:\.\d+)?)""")
-_LOCK_BLOCK = re.compile(r'(?m)^name\s*=\s*"vllm"\s*\nversion\s*=\s*"([^"]+)"')
+_PIN = r"""(?ix)
+    (?:^|[\s"'\[,]){package}\s*(?:\[[^\]]*\])?\s*(?:===?|~=)\s*v?(\d+\.\d+(?:\.\d+)?)"""
+_LOCK_BLOCK = r'(?m)^name\s*=\s*"{package}"\s*\nversion\s*=\s*"([^"]+)"'
 PIN_FILES = ("requirements.txt", "requirements.in", "requirements-serve.txt", "constraints.txt",
              "pyproject.toml", "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
 
@@ -57,10 +57,16 @@ def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
 
 
 @lru_cache(maxsize=64)
-def project_pin(root: Path | None) -> tuple[str, str] | None:
-    """(version, file) of a vllm pin in the project's files, if exactly one version is pinned."""
+def project_pin(root: Path | None, package: str = "vllm") -> tuple[str, str] | None:
+    """(version, file) of a ``package`` pin in the project's files, if exactly one version is pinned.
+
+    ``vllm==X`` / ``vllm[extra]==X`` in requirements and pyproject, or the package's
+    block in a lock file; ``package`` is ``vllm`` or ``sglang``.
+    """
     if root is None:
         return None
+    pin = re.compile(_PIN.replace("{package}", re.escape(package)))
+    lock_block = re.compile(_LOCK_BLOCK.replace("{package}", re.escape(package)))
     found: dict[str, str] = {}
     for name in PIN_FILES:
         path = root / name
@@ -68,7 +74,7 @@ def project_pin(root: Path | None) -> tuple[str, str] | None:
             text = path.read_text(encoding="utf-8", errors="replace")[:2_000_000]
         except OSError:
             continue
-        for match in list(_PIN.finditer(text)) + list(_LOCK_BLOCK.finditer(text)):
+        for match in list(pin.finditer(text)) + list(lock_block.finditer(text)):
             found.setdefault(normalize_version(match.group(1)), name)
     if len(found) != 1:
         return None
@@ -76,12 +82,17 @@ def project_pin(root: Path | None) -> tuple[str, str] | None:
     return version, name
 
 
-@lru_cache(maxsize=1)
-def installed_vllm() -> str | None:
+@lru_cache(maxsize=4)
+def installed_version(package: str) -> str | None:
+    """The installed distribution's version, from its metadata (the package is never imported)."""
     try:
-        return metadata.version("vllm")
+        return metadata.version(package)
     except metadata.PackageNotFoundError:
         return None
+
+
+def installed_vllm() -> str | None:
+    return installed_version("vllm")
 
 
 def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Target:

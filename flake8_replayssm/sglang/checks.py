@@ -1,0 +1,115 @@
+"""Run an SGLang release's checks (``[[checks]]`` of data/sglang.toml): RSM301-RSM308.
+
+As on the vLLM side (:mod:`flake8_replayssm.validator`), SGLang stops at its first
+failure but the linter reports every code a launch violates, once each: every
+check is evaluated, and the first failing check of each code gives the message.
+Unknown parts of the launch (and an unset GPU) are enumerated as scenarios
+(:mod:`.resolve`), and a code is reported only when it fails in all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..architectures import resolve_model
+from ..model import UNKNOWN, Finding, Launch, Setting, Span
+from .knowledge import Check, Knowledge, Release
+from .resolve import Scenario, dimensions_for, scenarios
+
+#: give up (report nothing from the checks) rather than enumerate without bound
+MAX_SCENARIOS = 50_000
+_GPU_NAMES = {"hopper": "Hopper", "blackwell": "Blackwell"}
+
+
+@dataclass(frozen=True)
+class ModelVerdict:
+    """Which architectures a launch's model may be, and how we know."""
+
+    architectures: tuple[str, ...]
+    resolved: bool
+    detail: str
+
+
+def model_verdict(launch: Launch, know: Knowledge, *, extra_models: Mapping[str, str],
+                  model_dirs: Sequence[Path]) -> ModelVerdict:
+    stand_ins = know.models.unresolved_stand_ins
+    setting = launch.model
+    if setting is None:
+        return ModelVerdict(stand_ins, False, "the model is not visible (SGLang needs --model-path)")
+    if setting.value is UNKNOWN or not isinstance(setting.value, str):
+        return ModelVerdict(stand_ins, False, "the model is not static")
+    base = Path(launch.base_dir) if launch.base_dir else None
+    resolution = resolve_model(setting.value, extra_models=extra_models, model_dirs=model_dirs, base_dir=base)
+    if resolution.architecture is None:
+        return ModelVerdict(stand_ins, False, resolution.detail)
+    return ModelVerdict((resolution.architecture,), True, resolution.detail)
+
+
+def _flag_span(launch: Launch, options: Mapping[str, Setting], check: Check, facts: Mapping[str, Any]) -> Span:
+    """Where a finding goes: the check's own option, else the ReplaySSM flag it is about."""
+    for name in (check.at,) if check.at else ():
+        if name in options:
+            return options[name].span
+    replay, spec = options.get("enable_linear_replayssm"), options.get("enable_linear_replayssm_spec")
+    first = (spec, replay) if check.applies == "spec" else (replay, spec)
+    for setting in first:
+        if setting is not None:
+            return setting.span
+    return launch.anchor
+
+
+def _applies(check: Check, facts: Mapping[str, Any]) -> bool:
+    if check.applies == "replay":
+        return bool(facts["replay"])
+    if check.applies == "spec":
+        return bool(facts["spec"])
+    return bool(facts["replay"] or facts["spec"])
+
+
+def _message(check: Check, scenario: Scenario, release: Release, gpu: str | None) -> str:
+    facts = scenario.facts
+    text = check.message.format(**facts)
+    notes = [scenario.notes[name] for name in sorted(check.when.names) if name in scenario.notes]
+    where = f"SGLang {release.version}" + (f" on {_GPU_NAMES[gpu]}" if gpu else "")
+    why = f" ({'; '.join(notes)})" if notes else ""
+    return f"{text} [{where}]{why}; fix: {check.fix.format(**facts)}"
+
+
+def run_checks(launch: Launch, options: Mapping[str, Setting], release: Release, gpu: str | None,
+               verdict: ModelVerdict, know: Knowledge) -> list[Finding]:
+    """RSM301-RSM308: the codes that fail in every scenario of the launch."""
+    by_code: dict[str, list[Check]] = {}
+    for check in release.checks:
+        by_code.setdefault(check.code, []).append(check)
+    gpus = [gpu] if gpu else ["hopper", "blackwell"]
+    findings = []
+    for code, checks in by_code.items():
+        read = set().union(*(c.when.names for c in checks)) | {"replay", "spec"}
+        first: tuple[Check, Scenario] | None = None
+        holds = True
+        for count, scenario in enumerate(scenarios(launch, options, release, gpus, verdict.architectures, know,
+                                                   vary=dimensions_for(read))):
+            failing = next((c for c in checks if _applies(c, scenario.facts) and c.when(scenario.facts)), None)
+            if failing is None or count >= MAX_SCENARIOS:
+                holds = False
+                break
+            first = first or (failing, scenario)
+        if holds and first is not None:
+            check, scenario = first
+            findings.append(Finding(_flag_span(launch, options, check, scenario.facts), code,
+                                    _message(check, scenario, release, gpu)))
+    return findings
+
+
+def unresolved_model_finding(launch: Launch, options: Mapping[str, Setting],
+                             verdict: ModelVerdict) -> Finding | None:
+    """RSM201: ReplaySSM is on but the model cannot be resolved statically."""
+    flag = options.get("enable_linear_replayssm") or options.get("enable_linear_replayssm_spec")
+    if verdict.resolved or flag is None or flag.value is not True:
+        return None
+    return Finding(flag.span, "RSM201", (
+        f"{flag.spelling.rstrip('=') or 'ReplaySSM'} with a model that cannot be resolved statically "
+        f"({verdict.detail}); its architecture decides whether SGLang accepts the launch; fix: use a "
+        "literal model id, or map it in [tool.flake8-replayssm] extra-models"))
