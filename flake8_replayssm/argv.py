@@ -40,6 +40,8 @@ _BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: vLLM images whose entrypoint is `vllm serve`
 IMAGE_PATTERN = re.compile(r"(^|/)vllm-openai(:|@|$)")
+#: SGLang's images: their tag is SGLang's release, and the command follows the image
+SGLANG_IMAGE_PATTERN = re.compile(r"(^|/)lmsysorg/sglang(:|@|$)")
 
 ConfigReader = Callable[[str, "str | None"], "config_files.ConfigArgs | None"]
 
@@ -88,6 +90,10 @@ def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> 
             continue
         if UNKNOWN_PART in text:
             return None
+        if name == "sglang":
+            from .sglang.argv import serve_entry
+
+            return serve_entry(words, i, env)
         if name == "vllm":
             if i + 1 < len(words) and words[i + 1].text == "serve":
                 return _Entry("serve", list(words[i + 2:]), word.span, env, label="vllm serve")
@@ -122,6 +128,10 @@ def _python_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: Kno
             return None
         if text == "-m" and j + 1 < len(words):
             module = words[j + 1].text
+            if module is not None and module.startswith("sglang."):
+                from .sglang.argv import module_entry
+
+                return module_entry(module, words[j + 2:], words[i].span, env)
             if module in know.api_server_modules:
                 return _Entry("api_server", list(words[j + 2:]), words[i].span, env,
                               label=f"python -m {module}")
@@ -184,6 +194,13 @@ def _docker_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> _Entry
                 entrypoint = value
             j += 1
             continue
+        if SGLANG_IMAGE_PATTERN.search(text) and entrypoint is None:
+            # SGLang's image has no server entrypoint: the words after it are the command
+            entry = find_entry(words[j + 1:], env, knowledge())
+            if entry is not None:
+                entry.image = entry.image or text
+                entry.env_open_ended = entry.env_open_ended or env_open
+            return entry
         if IMAGE_PATTERN.search(text) and entrypoint is None:
             entry = _Entry("serve", list(words[j + 1:]), words[j].span, env, image=text,
                            label=f"docker run {text}")
@@ -492,7 +509,12 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
                         know: Knowledge | None = None) -> Launch | None:
     """The vLLM launch ``command`` performs, or ``None`` if it does not start vLLM."""
     know = know or knowledge()
-    if command.image is not None and command.words and not _starts_program(command.words):
+    if command.image is not None and SGLANG_IMAGE_PATTERN.search(command.image.lower()):
+        entry = find_entry(command.words, command.env, know)  # no entrypoint: the words are the command
+        if entry is None:
+            return None
+        entry.image = entry.image or command.image
+    elif command.image is not None and command.words and not _starts_program(command.words):
         entry = _Entry("serve", list(command.words), command.words[0].span, dict(command.env),
                        image=command.image, label=f"{command.image} entrypoint")
     elif command.image is not None and not command.words:
@@ -503,6 +525,12 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
             return None
         if entry.image is None and command.image is not None:
             entry.image = command.image
+    if entry.kind.startswith("sglang"):
+        from .sglang.argv import launch_from_entry
+
+        launch = launch_from_entry(entry, command.base_dir, read_config)
+        launch.env_open_ended = command.env_open_ended or entry.env_open_ended
+        return launch
     parser = _Parser(entry, know, command.base_dir, read_config or config_files.read_config_file)
     launch = parser.run(entry.args)
     launch.env_open_ended = command.env_open_ended or entry.env_open_ended
@@ -512,7 +540,7 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
 def _starts_program(words: Sequence[Word]) -> bool:
     """Whether an image's words replace its entrypoint (``vllm serve ...``, ``python -m ...``)."""
     first = _basename(words[0].text)
-    return first == "vllm" or bool(_PYTHON.match(first)) or first in WRAPPERS or first in ("sh", "bash")
+    return first in ("vllm", "sglang") or bool(_PYTHON.match(first)) or first in WRAPPERS or first in ("sh", "bash")
 
 
 def launch_from_serve_config(text: str, *, base_dir: str | None = None,

@@ -32,7 +32,7 @@ _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
 
 #: a Python file can only launch vLLM through one of these
 PYTHON_LAUNCHERS = ("LLM(", "LLM as", "EngineArgs", "subprocess", "system(", "popen(", "Popen", "shlex",
-                    "create_subprocess")
+                    "create_subprocess", "Engine(", "ServerArgs")
 
 
 def has_trigger(text: str, kind: str | None = None) -> bool:
@@ -121,6 +121,11 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[La
     from .argv import launch_from_serve_config
     from .frontends import yaml_manifests
 
+    from .sglang import argv as sglang_argv
+
+    if sglang_argv.is_serve_config(text):
+        launch = sglang_argv.launch_from_serve_config(text, base_dir=base_dir)
+        return [launch] if launch is not None else []
     if yaml_manifests.is_serve_config(text):
         launch = launch_from_serve_config(text, base_dir=base_dir)
         return [launch] if launch is not None else []
@@ -256,7 +261,8 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
             findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-             f"vLLM {v.target.release.version} ({v.target.reason}); model: {v.model_detail}"
+             f"{'SGLang' if v.launch.engine == 'sglang' else 'vLLM'} {v.target.release.version} "
+             f"({v.target.reason}); model: {v.model_detail}"
              for v in verdicts]
     return FileResult(verdicts, findings, notes=notes)
 

@@ -29,6 +29,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..argv import launch_from_command
 from ..kwargs import launch_from_kwargs
+from ..sglang.kwargs import CLASSES as SGLANG_CLASSES
+from ..sglang.kwargs import launch_from_keywords as launch_from_sglang_keywords
 from ..model import UNKNOWN, UNKNOWN_PART, Command, Launch, Setting, Span, Word
 
 ENGINE_CLASSES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
@@ -166,6 +168,8 @@ class _Collector(cst.CSTVisitor):
             local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
             if module.startswith("vllm") and name in ENGINE_CLASSES:
                 self.engine_names[local] = name
+            elif module.split(".")[0] == "sglang" and name in SGLANG_CLASSES:
+                self.engine_names[local] = f"sglang.{name}"
             elif module in ("subprocess", "os", "shlex", "asyncio"):
                 self.func_names[local] = f"{module}.{name}"
             elif module == "vllm" and name in ("engine", "entrypoints"):
@@ -459,6 +463,8 @@ class _Builder:
             return None
         full = f"{module}.{rest}" if rest else module
         mod, _, cls = full.rpartition(".")
+        if cls in SGLANG_CLASSES and mod.split(".")[0] == "sglang":
+            return f"sglang.{cls}"
         return cls if cls in ENGINE_CLASSES and mod.startswith("vllm") else None
 
     def process_name(self, func: cst.BaseExpression) -> str | None:
@@ -481,7 +487,9 @@ class _Builder:
                 continue
             engine = self.engine_class(call.func)
             if engine is not None:
-                yield self.engine_launch(call, engine, scope)
+                launch = self.engine_launch(call, engine, scope)
+                if launch is not None:
+                    yield launch
                 continue
             name = self.process_name(call.func)
             if name is None:
@@ -500,7 +508,7 @@ class _Builder:
                 env[key] = Word(value if isinstance(value, str) else None, self.span(value_node))
         return env
 
-    def engine_launch(self, call: cst.Call, engine: str, scope: _Scope) -> Launch:
+    def engine_launch(self, call: cst.Call, engine: str, scope: _Scope) -> Launch | None:
         keywords: dict[str, Setting] = {}
         model: Setting | None = None
         open_ended = False
@@ -527,9 +535,9 @@ class _Builder:
         line = self.positions[call].start.line
         env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
                for k, w in self.environment(line).items()}
-        return launch_from_kwargs(label=f"{engine}(...)", anchor=self.span(call.func), model=model,
-                                  keywords=keywords, open_ended=open_ended, env=env,
-                                  base_dir=self.base_dir)
+        build = launch_from_sglang_keywords if engine.startswith("sglang.") else launch_from_kwargs
+        return build(label=f"{engine.rpartition('.')[2]}(...)", anchor=self.span(call.func), model=model,
+                     keywords=keywords, open_ended=open_ended, env=env, base_dir=self.base_dir)
 
     def keyword(self, call: cst.Call, name: str) -> cst.BaseExpression | None:
         for arg in call.args:

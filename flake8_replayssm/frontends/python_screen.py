@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from ..knowledge import knowledge
 
-ENGINE_NAMES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
+ENGINE_NAMES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs", "Engine", "ServerArgs"})
 PROCESS_NAMES = frozenset({"run", "Popen", "call", "check_call", "check_output", "system", "popen",
                            "split", "create_subprocess_exec", "create_subprocess_shell"})
 
@@ -35,13 +35,14 @@ def _name(func: ast.expr) -> str | None:
 
 #: a string that can be part of a vLLM command line: the program itself, ``vllm serve``,
 #: the api_server module, or the vLLM image (``vllm.model_executor...`` alone is not)
-_LAUNCH_WORDS = re.compile(r"^\s*vllm\s*$|\bvllm\b[^\n]*\bserve\b|api_server|vllm-openai")
+_LAUNCH_WORDS = re.compile(r"^\s*(vllm|sglang)\s*$|\b(vllm|sglang)\b[^\n]*\bserve\b|api_server|vllm-openai"
+                           r"|sglang\.launch_server|lmsysorg/sglang")
 
 
 def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "vllm" in sub.value \
-                and _LAUNCH_WORDS.search(sub.value):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) \
+                and ("vllm" in sub.value or "sglang" in sub.value) and _LAUNCH_WORDS.search(sub.value):
             return True
         if isinstance(sub, ast.Name) and sub.id in vllm_names:
             return True
@@ -54,13 +55,17 @@ def _option_keyword() -> re.Pattern[str]:
 
     ``**unknown`` alone cannot make a finding: only keywords we can read can.
     """
-    names = "|".join(sorted(set(knowledge().options) - {"model"}))
+    from ..sglang.knowledge import knowledge as sglang_knowledge
+
+    ours = set(knowledge().options) | set(sglang_knowledge().options) | set(sglang_knowledge().proposal_names)
+    names = "|".join(sorted(re.escape(n) for n in ours - {"model", "model_path"} if not n.startswith("-")))
     return re.compile(rf"(?<![.\w])(?:{names})\s*=(?!=)|[\"'](?:{names})[\"']\s*:")
 
 
-_LAUNCH_STRINGS = ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai")
+_LAUNCH_STRINGS = ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai", "'sglang'", '"sglang"',
+                   "sglang serve", "sglang.launch_server", "lmsysorg/sglang")
 _PROCESS_WORDS = ("subprocess", "system(", "popen(", "Popen", "shlex", "create_subprocess")
-_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs")
+_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs", "Engine(", "ServerArgs")
 
 
 def _text_could_launch(text: str) -> bool:
@@ -76,6 +81,10 @@ def might_launch(text: str) -> bool:
     if not _text_could_launch(text):
         return False
     options = set(knowledge().options) - {"model"}
+    if "sglang" in text:
+        from ..sglang.knowledge import knowledge as sglang_knowledge
+
+        options |= set(sglang_knowledge().options) | set(sglang_knowledge().proposal_names)
     try:
         with warnings.catch_warnings():  # invalid escapes etc. are the user's business, not ours
             warnings.simplefilter("ignore")
@@ -93,7 +102,7 @@ def might_launch(text: str) -> bool:
                 process_calls.append(node)
             elif name is not None and node.keywords:
                 engine_calls.append(node)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("vllm"):
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("vllm", "sglang")):
             engines.update(a.asname for a in node.names if a.name in ENGINE_NAMES and a.asname)
         elif isinstance(node, ast.Assign):
             assignments.append((node.targets, node.value))
@@ -102,7 +111,7 @@ def might_launch(text: str) -> bool:
     for call in engine_calls:
         if _name(call.func) in engines and any(k.arg is None or k.arg in options for k in call.keywords):
             return True
-    if not process_calls or "vllm" not in text:
+    if not process_calls or ("vllm" not in text and "sglang" not in text):
         return False
     vllm_names = {t.id for targets, value in assignments if _mentions_vllm(value, set())
                   for t in targets if isinstance(t, ast.Name)}
