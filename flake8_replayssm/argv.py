@@ -25,16 +25,9 @@ import re
 from typing import Any, Callable, Sequence
 
 from . import config_files
-from .knowledge import Knowledge, knowledge
+from .knowledge import Knowledge, Wrapper, knowledge
 from .model import UNKNOWN, UNKNOWN_PART, Command, Finding, Launch, Setting, Span, Word
 
-#: programs that run the rest of their argv as a command
-WRAPPERS = frozenset({
-    "env", "exec", "nohup", "time", "nice", "ionice", "sudo", "stdbuf", "taskset", "numactl",
-    "timeout", "srun", "mpirun", "setsid", "command", "builtin", "chrt", "caffeinate",
-})
-#: programs whose sub-command ``run`` runs the rest (``uv run vllm serve``)
-RUNNERS = frozenset({"uv", "poetry", "pipenv", "conda", "pixi", "hatch", "rye", "pdm", "micromamba"})
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -48,6 +41,24 @@ ConfigReader = Callable[[str, "str | None"], "config_files.ConfigArgs | None"]
 
 def _basename(text: str | None) -> str:
     return posixpath.basename(text) if text else ""
+
+
+#: how documentation writes a value the reader fills in: ``<model>``, ``{model}``, ``{{ .Values.model }}``
+#: (a Helm/Go template), ``[MODEL]`` is not one (argv may hold JSON lists); ``...`` / ``…`` stand for
+#: elided arguments
+_PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>]*>|\{\{.*\}\}|\{[A-Za-z_][\w.\-/ ]*\}|.*__RSMTPL_+.*")
+_ELLIPSES = frozenset({"...", "…", "[...]", "[…]"})
+
+
+def placeholder(text: str | None) -> str | None:
+    """``"value"`` when ``text`` is a placeholder for a value, ``"arguments"`` for an ellipsis
+    standing for more arguments, else None (DESIGN.md: placeholders are unknown values,
+    never literal words, redirections or positionals)."""
+    if not text:
+        return None
+    if text in _ELLIPSES:
+        return "arguments"
+    return "value" if _PLACEHOLDER.fullmatch(text) else None
 
 
 def image_release(image: str | None) -> str | None:
@@ -70,53 +81,89 @@ class _Entry:
 
 
 def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> _Entry | None:
-    """Strip wrappers and find ``vllm serve`` / the api_server module / a vLLM image."""
+    """Strip wrappers and find the vLLM entry point the command starts, or None.
+
+    Wrappers (``nohup``, ``srun ...``, ``nsys profile ...``, ``conda run -n ENV``,
+    data/launchers.toml) are skipped with their own arguments; ``VAR=value``
+    words set the environment; ``docker``/``podman run`` starts an image.
+    """
     env = dict(env)
+    env_open = False
     i = 0
-    after_wrapper = False
     while i < len(words):
-        word = words[i]
-        text = word.text
-        name = _basename(text)
-        if text is None:
-            if after_wrapper:
-                i += 1
-                continue
+        text = words[i].text
+        if text is None or UNKNOWN_PART in text and not _ENV_ASSIGNMENT.match(text):
             return None
         if _ENV_ASSIGNMENT.match(text):
             key, _, value = text.partition("=")
-            env[key] = Word(None if UNKNOWN_PART in value else value, word.span)
+            env[key] = Word(None if UNKNOWN_PART in value else value, words[i].span)
             i += 1
             continue
-        if UNKNOWN_PART in text:
-            return None
-        if name == "sglang":
+        name = _basename(text)
+        entry: _Entry | None = None
+        if name == "vllm":
+            entry = _vllm_entry(words, i, env, know)
+        elif name == "sglang":
             from .sglang.argv import serve_entry
 
-            return serve_entry(words, i, env)
-        if name == "vllm":
-            if i + 1 < len(words) and words[i + 1].text == "serve":
-                return _Entry("serve", list(words[i + 2:]), word.span, env, label="vllm serve")
-            return None
-        if _PYTHON.match(name):
-            return _python_entry(words, i, env, know)
-        if name == "docker" or name == "podman":
-            return _docker_entry(words, i, env)
-        if name in WRAPPERS:
-            after_wrapper = True
-            i += 1
+            entry = serve_entry(words, i, env)
+        elif _PYTHON.match(name):
+            entry = _python_entry(words, i, env, know)
+        elif name in CONTAINER_RUNTIMES:
+            entry = _container_entry(words, i, env, know)
+        else:
+            wrapper = know.wrappers.get(name)
+            if wrapper is None:
+                return None
+            i = _after_wrapper(words, i, wrapper, know)
+            if wrapper.env == "unknown":  # another host, a running container: not this environment
+                env, env_open = {}, True
             continue
-        if name in RUNNERS and i + 1 < len(words) and words[i + 1].text == "run":
-            after_wrapper = True
-            i += 2
+        if entry is not None and env_open:
+            entry.env_open_ended = True
+        return entry
+    return None
+
+
+def _starts_program(text: str | None, know: Knowledge) -> bool:
+    """Whether ``text`` is a program find_entry knows (where a wrapper's own words end)."""
+    name = _basename(text)
+    return name in ("vllm", "sglang") or bool(_PYTHON.match(name)) or name in CONTAINER_RUNTIMES \
+        or name in know.wrappers
+
+
+def _after_wrapper(words: Sequence[Word], i: int, wrapper: Wrapper, know: Knowledge) -> int:
+    """The index of the command a wrapper at ``i`` runs (len(words) when there is none)."""
+    j = i + 1
+    if wrapper.sub:
+        if j >= len(words) or words[j].text not in wrapper.sub:
+            return len(words)
+        j += 1
+    while j < len(words):
+        text = words[j].text
+        if text is None or text == "--":
+            j += 1
             continue
-        if after_wrapper and (text.startswith("-") or text[:1].isdigit()):
-            i += 1  # a wrapper's own option (srun -n 2, timeout 600)
+        if text.startswith("-") and len(text) > 1:
+            flag, eq, _ = text.partition("=")
+            j += 2 if not eq and flag in wrapper.values else 1
             continue
-        if after_wrapper and i > 0 and (words[i - 1].text or "").startswith("-"):
-            i += 1  # the value of a wrapper's option (numactl --cpunodebind 0, env -u X)
-            continue
-        return None
+        if _ENV_ASSIGNMENT.match(text) or _starts_program(text, know):
+            return j
+        j += 1  # the wrapper's own word: a CPU list, a duration, an image, a host, a pod
+    return j
+
+
+def _vllm_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: Knowledge,
+                label: str = "vllm") -> _Entry | None:
+    """``vllm SUBCOMMAND ...`` (also ``python -m vllm.entrypoints.cli.main SUBCOMMAND``)."""
+    first = words[i + 1].text if i + 1 < len(words) else None
+    second = words[i + 2].text if i + 2 < len(words) else None
+    for command, kind in know.entry_commands.items():
+        parts = command.split()
+        if parts == [first] or parts == [first, second]:
+            return _Entry(kind, list(words[i + 1 + len(parts):]), words[i].span, env,
+                          label=f"{label} {command}")
     return None
 
 
@@ -126,87 +173,153 @@ def _python_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: Kno
         text = words[j].text
         if text is None:
             return None
+        module: str | None = None
         if text == "-m" and j + 1 < len(words):
-            module = words[j + 1].text
-            if module is not None and module.startswith("sglang."):
-                from .sglang.argv import module_entry
-
-                return module_entry(module, words[j + 2:], words[i].span, env)
-            if module in know.api_server_modules:
-                return _Entry("api_server", list(words[j + 2:]), words[i].span, env,
-                              label=f"python -m {module}")
-            if module == "vllm.entrypoints.cli.main" and j + 2 < len(words) and words[j + 2].text == "serve":
-                return _Entry("serve", list(words[j + 3:]), words[i].span, env, label="vllm serve")
-            return None
-        if text.startswith("-m") and len(text) > 2:
-            module = text[2:]
-            if module in know.api_server_modules:
-                return _Entry("api_server", list(words[j + 1:]), words[i].span, env,
-                              label=f"python -m {module}")
-            return None
-        if text in ("-X", "-W"):
+            module, rest = words[j + 1].text, j + 2
+        elif text.startswith("-m") and len(text) > 2:
+            module, rest = text[2:], j + 1
+        elif text in ("-X", "-W", "-Q"):
             j += 2
             continue
-        if text.startswith("-"):
+        elif text.startswith("-") and text not in ("-c", "-"):
             j += 1
             continue
-        return None
+        else:
+            return None  # a script, `-c CODE` or stdin: not an entry point we read
+        if module == know.cli_module:
+            return _vllm_entry(words, rest - 1, env, know, label=f"python -m {module}")
+        if module is not None and module.startswith("sglang."):
+            from .sglang.argv import module_entry
+
+            return module_entry(module, words[rest:], words[i].span, env)
+        kind = know.entry_modules.get(module or "")
+        if kind is None:
+            return None
+        return _Entry(kind, list(words[rest:]), words[i].span, env, label=f"python -m {module}")
     return None
 
 
+#: programs that start containers: `run IMAGE ...` or `exec CONTAINER ...`
+CONTAINER_RUNTIMES = frozenset({"docker", "podman", "nerdctl"})
 _DOCKER_VALUE_OPTIONS = frozenset({
     "-p", "--publish", "-v", "--volume", "--name", "--gpus", "--ipc", "--network", "--net",
     "-w", "--workdir", "--shm-size", "--runtime", "--mount", "--device", "-u", "--user",
     "--entrypoint", "--label", "-l", "--add-host", "--ulimit", "--cpus", "-m", "--memory",
     "--platform", "--pull", "--restart", "--hostname", "-h", "--cap-add", "--security-opt",
     "--env-file", "-e", "--env", "--group-add", "--pid", "--uts", "--tmpfs", "--log-driver",
+    "--detach-keys", "--cidfile", "--cgroup-parent", "--dns", "--expose", "--health-cmd",
+    "--memory-swap", "--userns", "--stop-signal", "--stop-timeout", "--device-cgroup-rule",
 })
 
 
-def _docker_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> _Entry | None:
-    if i + 1 >= len(words) or words[i + 1].text not in ("run", "create"):
+class _Container:
+    """What ``docker run [OPTIONS] IMAGE`` / ``docker exec [OPTIONS] CONTAINER`` says.
+
+    A container has its own environment: the ``-e`` options (``-e NAME`` takes
+    the caller's value); an ``--env-file`` or ``-e "$VAR"`` may set anything,
+    and a running container's environment is not shown at all.
+    """
+
+    def __init__(self, action: str, env: dict[str, Word], env_open: bool, entrypoint: Word | None,
+                 image: Word | None, args: list[Word]) -> None:
+        self.action, self.env, self.env_open = action, env, env_open
+        self.entrypoint, self.image, self.args = entrypoint, image, args
+
+
+def read_container(words: Sequence[Word], i: int, env: dict[str, Word]) -> _Container | None:
+    action = words[i + 1].text if i + 1 < len(words) else None
+    if action not in ("run", "create", "exec"):
         return None
     j = i + 2
-    env = dict(env)
-    env_open = False
-    entrypoint: str | None = None
+    box_env: dict[str, Word] = {}
+    env_open = action == "exec"
+    entrypoint: Word | None = None
     while j < len(words):
         text = words[j].text
         if text is None:
             j += 1
             continue
-        if text.startswith("-"):
-            flag, eq, inline = text.partition("=")
-            takes_value = flag in _DOCKER_VALUE_OPTIONS
-            value_word = None
-            if takes_value and not eq and j + 1 < len(words):
-                value_word = words[j + 1]
-                j += 1
-            value = inline if eq else (value_word.text if value_word else None)
-            if flag in ("-e", "--env") and value and "=" in value:
-                key, _, val = value.partition("=")
-                env[key] = Word(None if UNKNOWN_PART in val else val, (value_word or words[j]).span)
-            elif flag in ("-e", "--env") and value is None and value_word is not None:
-                env_open = True  # `-e "$VAR"`: some variable, unknown which
-            if flag == "--env-file":
-                env_open = True
-            if flag == "--entrypoint":
-                entrypoint = value
+        if not text.startswith("-"):
+            break
+        flag, eq, inline = text.partition("=")
+        value_word = None
+        if flag in _DOCKER_VALUE_OPTIONS and not eq and j + 1 < len(words):
+            value_word = words[j + 1]
             j += 1
-            continue
-        if SGLANG_IMAGE_PATTERN.search(text) and entrypoint is None:
-            # SGLang's image has no server entrypoint: the words after it are the command
-            entry = find_entry(words[j + 1:], env, knowledge())
-            if entry is not None:
-                entry.image = entry.image or text
-                entry.env_open_ended = entry.env_open_ended or env_open
-            return entry
-        if IMAGE_PATTERN.search(text) and entrypoint is None:
-            entry = _Entry("serve", list(words[j + 1:]), words[j].span, env, image=text,
-                           label=f"docker run {text}")
-            entry.env_open_ended = env_open
-            return entry
+        value = inline if eq else (value_word.text if value_word else None)
+        if flag in ("-e", "--env") and value and "=" in value:
+            key, _, val = value.partition("=")
+            box_env[key] = Word(None if UNKNOWN_PART in val else val, (value_word or words[j]).span)
+        elif flag in ("-e", "--env") and value and UNKNOWN_PART not in value:
+            # `-e NAME`: the caller's value of NAME
+            box_env[value] = env.get(value) or Word(None, (value_word or words[j]).span)
+        elif flag in ("-e", "--env") and value_word is not None:
+            env_open = True  # `-e "$VAR"`: some variable, unknown which
+        elif flag == "--env-file":
+            env_open = True
+        elif flag == "--entrypoint" and value is not None:
+            entrypoint = Word(value, (value_word or words[j]).span)
+        j += 1
+    image = words[j] if j < len(words) else None
+    return _Container(action, box_env, env_open, entrypoint, image, list(words[j + 1:]))
+
+
+def _container_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: Knowledge) -> _Entry | None:
+    """``docker run [OPTIONS] IMAGE [ARGS]`` and ``docker exec [OPTIONS] CONTAINER COMMAND``.
+
+    The arguments of a vLLM image go to its ``vllm serve`` entrypoint, unless
+    they start a program of their own or ``--entrypoint`` replaces it.
+    """
+    box = read_container(words, i, env)
+    if box is None or box.image is None:
         return None
+    image, args = box.image, box.args
+    if box.entrypoint is not None:
+        args = [box.entrypoint, *args]
+    vllm_image = box.action != "exec" and image.text is not None and IMAGE_PATTERN.search(image.text)
+    sglang_image = box.action != "exec" and image.text is not None and SGLANG_IMAGE_PATTERN.search(image.text)
+    if vllm_image and box.entrypoint is None and not (args and _starts_program(args[0].text, know)):
+        entry = _Entry("serve", args, image.span, box.env, image=image.text,
+                       label=f"{_basename(words[i].text)} run {image.text}")
+    else:
+        entry = find_entry(args, box.env, know)
+        if entry is None:
+            return None
+        if vllm_image or sglang_image:
+            entry.image = image.text
+    entry.env_open_ended = entry.env_open_ended or box.env_open
+    return entry
+
+
+class Elsewhere:
+    """The environment a command gets when a prefix hands it to another place."""
+
+    def __init__(self, env: dict[str, Word], open_ended: bool, image: str | None = None) -> None:
+        self.env, self.open_ended, self.image = env, open_ended, image
+
+
+def elsewhere(words: Sequence[Word], env: dict[str, Word], know: Knowledge | None = None) -> Elsewhere | None:
+    """Where the command after the prefix ``words`` runs, if not in the caller's environment.
+
+    ``docker run -e X=1 IMAGE`` (a new container: its ``-e`` options, and the
+    image's release when it is a vLLM image), ``ssh host`` or ``kubectl exec
+    POD --`` (an environment this file does not show); None for wrappers that
+    keep the caller's environment (``nohup``, ``srun``, ``apptainer exec``).
+    """
+    know = know or knowledge()
+    for i, word in enumerate(words):
+        name = _basename(word.text)
+        if name in CONTAINER_RUNTIMES:
+            box = read_container(words, i, env)
+            if box is None:
+                return Elsewhere({}, True)
+            image = box.image.text if box.image is not None and box.action != "exec" else None
+            vllm_image = image if image and (IMAGE_PATTERN.search(image) or SGLANG_IMAGE_PATTERN.search(image)) \
+                else None
+            return Elsewhere(box.env, box.env_open, vllm_image)
+        wrapper = know.wrappers.get(name)
+        if wrapper is not None and wrapper.env == "unknown":
+            return Elsewhere({}, True)
     return None
 
 
@@ -315,15 +428,15 @@ class _Parser:
     def step(self, args: list[Word], i: int) -> int:
         word = args[i]
         if word.text is not None and UNKNOWN_PART in word.text:
-            word = args[i] = Word(None, word.span, word.splat)
+            word = args[i] = Word(None, word.span, word.splat, word.label)
+        elif placeholder(word.text) is not None:
+            word = args[i] = Word(None, word.span, placeholder(word.text) == "arguments", word.text)
         text = word.text
         if text is None:
-            if word.splat:
-                self.launch.open_ended = True
-            elif self.positional is None and self.entry.kind == "serve":
+            if not word.splat and self.positional is None and self.entry.kind == "serve":
                 self.positional = Setting("model", UNKNOWN, word.span, "", word.span)
             else:
-                self.launch.open_ended = True
+                self.launch.add_unseen(word.label)
             return i + 1
         if text == "--":
             return i + 1
@@ -420,14 +533,17 @@ class _Parser:
         elif i + 1 < len(args):
             value_word = args[i + 1]
             nxt_index = i + 2
-            if value_word.splat:
-                self.set(Setting(name, UNKNOWN, word.span, spelling, value_word.span))
-                self.launch.open_ended = True
+            if value_word.splat:  # `--model $MODEL`: the value, whatever it is
+                value = UNKNOWN
+                if kind == "model":
+                    self.model_flag = Setting("model", value, word.span, spelling, value_word.span)
+                else:
+                    self.set(Setting(name, value, word.span, spelling, value_word.span))
                 return nxt_index
         else:
             self.finding(word.span, "RSM106", f"{spelling} expects one argument; fix: give it a value")
             return i + 1
-        if value_word.text is not None and UNKNOWN_PART in value_word.text:
+        if value_word.text is not None and (UNKNOWN_PART in value_word.text or placeholder(value_word.text)):
             value_word = Word(None, value_word.span)
         if kind == "model":
             self.model_flag = Setting("model", value_word.text if value_word.text is not None else UNKNOWN,
@@ -472,8 +588,6 @@ class _Parser:
         nxt = args[i + 1]
         if nxt.text is not None and nxt.text.startswith("-") and not _is_number(nxt.text):
             return i + 1
-        if nxt.splat:
-            self.launch.open_ended = True
         self.model_maybe_consumed = True
         return i + 2
 
@@ -491,8 +605,11 @@ class _Parser:
             launch.model = self.model_flag
         elif self.positional is not None and self.entry.kind == "serve":
             launch.model = self.positional
-        elif self.model_maybe_consumed and self.entry.kind == "serve":
-            # `vllm serve --some-flag X` where X may be the model: do not guess
+        elif (self.model_maybe_consumed or launch.unseen) and self.entry.kind == "serve":
+            # `vllm serve --some-flag X` where X may be the model, or `vllm serve "$@"`
+            # (the caller's arguments usually hold it): do not guess
+            launch.model = Setting("model", UNKNOWN, launch.anchor, "")
+        elif launch.unseen and self.entry.kind == "api_server":
             launch.model = Setting("model", UNKNOWN, launch.anchor, "")
         launch.release_hint = image_release(self.entry.image)
 
@@ -509,12 +626,10 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
                         know: Knowledge | None = None) -> Launch | None:
     """The vLLM launch ``command`` performs, or ``None`` if it does not start vLLM."""
     know = know or knowledge()
-    if command.image is not None and SGLANG_IMAGE_PATTERN.search(command.image.lower()):
-        entry = find_entry(command.words, command.env, know)  # no entrypoint: the words are the command
-        if entry is None:
-            return None
-        entry.image = entry.image or command.image
-    elif command.image is not None and command.words and not _starts_program(command.words):
+    if command.image is not None and SGLANG_IMAGE_PATTERN.search(command.image.lower()) \
+            and command.words and not _image_command(command.words, know):
+        return None  # SGLang's image has no server entrypoint for bare arguments
+    if command.image is not None and command.words and not _image_command(command.words, know):
         entry = _Entry("serve", list(command.words), command.words[0].span, dict(command.env),
                        image=command.image, label=f"{command.image} entrypoint")
     elif command.image is not None and not command.words:
@@ -537,10 +652,9 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
     return launch
 
 
-def _starts_program(words: Sequence[Word]) -> bool:
+def _image_command(words: Sequence[Word], know: Knowledge) -> bool:
     """Whether an image's words replace its entrypoint (``vllm serve ...``, ``python -m ...``)."""
-    first = _basename(words[0].text)
-    return first in ("vllm", "sglang") or bool(_PYTHON.match(first)) or first in WRAPPERS or first in ("sh", "bash")
+    return _starts_program(words[0].text, know) or _basename(words[0].text) in ("sh", "bash")
 
 
 def launch_from_serve_config(text: str, *, base_dir: str | None = None,

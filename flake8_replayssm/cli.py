@@ -154,7 +154,7 @@ def _validate(config: LintConfig) -> None:
     from .knowledge import knowledge
     from .target import explicit_release
 
-    explicit_release(config, knowledge())  # raises ConfigError for releases without ReplaySSM
+    explicit_release(config, knowledge())  # raises ConfigError for text that is not a version
     if config.sglang_version:
         from .sglang.knowledge import knowledge as sglang_knowledge
         from .sglang.target import closest_release

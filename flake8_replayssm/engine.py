@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from .config import LintConfig
-from .form import form_findings, value_findings
+from .form import before_first_release_findings, form_findings, value_findings
 from .knowledge import Knowledge, knowledge
 from .model import Finding, Launch
 from .target import Target, resolve_target
-from .validator import model_verdict, run_checks, unresolved_model_finding
+from .validator import ModelVerdict, model_verdict, run_checks, unresolved_model_finding
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,10 @@ class Verdict:
     target: Target
     model_detail: str
     findings: tuple[Finding, ...]
+    #: the architectures the model may be (one when resolved)
+    architectures: tuple[str, ...] = ()
+    #: how the unseen extra arguments were read: "" (there are none), "closed" or "open"
+    extra_args: str = ""
 
 
 def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> Verdict:
@@ -35,26 +39,56 @@ def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> 
     know = know or knowledge()
     target = resolve_target(config, launch.release_hint, know)
     release = target.release
+    reading = config.extra_args if launch.unseen else ""
+    if reading == "open":
+        launch = replace(launch, open_ended=True)
     verdict = model_verdict(launch, know, extra_models=config.extra_models,
                             model_dirs=config.model_dirs)
     found: list[Finding] = []
-    found += run_checks(launch, release, config.platform, verdict, know)
-    found += form_findings(launch, release)
-    found += value_findings(launch, know)
-    unresolved = unresolved_model_finding(launch, verdict)
-    if unresolved is not None:
-        found.append(unresolved)
-    selected = [replace(f, release=release.version, release_reason=target.reason)
-                for f in _dedupe(f for f in found if config.is_enabled(f.code))]
-    return Verdict(launch, target, verdict.detail, tuple(selected))
+    if release is None:
+        found += before_first_release_findings(launch, target.version, know)
+    else:
+        checks = run_checks(launch, release, config.platform, verdict, know)
+        if reading == "closed":
+            checks = _say_what_was_assumed(checks, launch, release, config, verdict, know)
+        found += checks
+        found += form_findings(launch, release)
+        found += value_findings(launch, know)
+        unresolved = unresolved_model_finding(launch, verdict)
+        if unresolved is not None:
+            found.append(unresolved)
+    selected = [replace(f, release=target.name, release_reason=target.reason)
+                for f in one_per_code(f for f in found if config.is_enabled(f.code))]
+    return Verdict(launch, target, verdict.detail, tuple(selected), verdict.architectures, reading)
 
 
-def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
-    seen: set[tuple[object, ...]] = set()
-    out = []
+def _say_what_was_assumed(findings: list[Finding], launch: Launch, release, config: LintConfig,
+                          verdict: ModelVerdict, know: Knowledge) -> list[Finding]:
+    """Findings that hold only because the unseen extra arguments are assumed empty say so."""
+    strict = {f.code for f in run_checks(replace(launch, open_ended=True), release, config.platform,
+                                         verdict, know)}
+    unseen = " and ".join(launch.unseen)
+    verb = "add" if len(launch.unseen) > 1 else "adds"
+    note = f"assuming {unseen} {verb} no ReplaySSM option"
+    return [f if f.code in strict else replace(f, message=_with_note(f.message, note)) for f in findings]
+
+
+def _with_note(message: str, note: str) -> str:
+    head, sep, fix = message.partition("; fix: ")
+    return f"{head} ({note}){sep}{fix}"
+
+
+def one_per_code(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per code of a launch: the first place it is reported, in file order."""
+    chosen: dict[str, Finding] = {}
     for f in findings:
-        key = (f.span.source, f.span.cell, f.span.line, f.span.col, f.code)
-        if key not in seen:
-            seen.add(key)
-            out.append(f)
-    return out
+        kept = chosen.get(f.code)
+        if kept is None or _place(f) < _place(kept):
+            chosen[f.code] = f
+    return sorted(chosen.values(), key=_place)
+
+
+def _place(f: Finding) -> tuple[int, str, int, int, int]:
+    span = f.span
+    return (0 if span.source is None else 1, span.source or "", -1 if span.cell is None else span.cell,
+            span.line, span.col)

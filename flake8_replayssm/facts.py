@@ -75,11 +75,12 @@ def false_key_applies(release: Release, entry: str, spelling: str) -> bool:
     """Whether ``key: false`` in a --config YAML reaches vLLM as ``--no-key``.
 
     0.27 drops every false key; from 0.28 a false key becomes ``--no-KEY`` only
-    when the parser that loads the file has that option, which for ``vllm
-    serve`` (loaded by the top-level parser) is never, and for the api_server
-    module only for dash-spelled keys (argparse_utils.py:576 in 0.28).
+    when the parser that loads the file has that option, which for the ``vllm``
+    console script's sub-commands (loaded by the top-level parser) is never, and
+    for a ``python -m`` module's own parser only for dash-spelled keys
+    (argparse_utils.py:576 in 0.28).
     """
-    if release.yaml_false == "dropped-everywhere" or entry != "api_server":
+    if release.yaml_false == "dropped-everywhere" or entry not in ("api_server", "module"):
         return False
     return "_" not in spelling
 

@@ -13,6 +13,11 @@ from .facts import false_key_applies, is_disable_alias
 from .knowledge import Knowledge, Release
 from .model import UNKNOWN, Finding, Launch, Setting
 
+#: the options that exist only from the first release with ReplaySSM
+REPLAYSSM_OPTIONS = ("use_replayssm", "replayssm_buffer_len")
+#: findings about how a launch is written that hold in every release, old ones too
+RELEASE_INDEPENDENT = frozenset({"RSM101", "RSM103"})
+
 
 def _rsm104_spelling(setting: Setting, release: Release) -> Finding | None:
     if not is_disable_alias(setting.spelling) or release.disable_aliases:
@@ -118,3 +123,28 @@ def _false_fix(setting: Setting, release: Release) -> str:
     if setting.name == "enable_prefix_caching" and release.disable_aliases:
         return "write 'disable-prefix-caching: true'"
     return f"write 'no-{setting.spelling}: true'"
+
+
+def before_first_release_findings(launch: Launch, version: str, know: Knowledge) -> list[Finding]:
+    """A launch targeted at a release older than the first with ReplaySSM.
+
+    The flags do not exist there: argparse exits with "unrecognized arguments"
+    (EngineArgs raises TypeError for the keyword).  Nothing else is judged: no
+    known release stands in for an older one.
+    """
+    first = min(know.releases.values(), key=lambda r: r.key).version
+    findings = [f for f in launch.form_findings if f.code in RELEASE_INDEPENDENT]
+    for name in REPLAYSSM_OPTIONS:
+        setting = launch.options.get(name)
+        if setting is None:
+            continue
+        shown = setting.spelling or name
+        if launch.form == "kwargs":
+            how = f"EngineArgs.__init__() got an unexpected keyword argument '{name}'"
+        else:
+            how = f"vLLM's argument parser rejects it (unrecognized arguments: {shown})"
+        findings.append(Finding(
+            setting.span, "RSM104",
+            f"{shown} does not exist in vLLM {version}: ReplaySSM first appeared in {first}, so "
+            f"{how} [vLLM {version}]; fix: target vLLM {first} or later, or drop it"))
+    return findings

@@ -78,6 +78,16 @@ class OptionSpec:
 
 
 @dataclass(frozen=True)
+class Wrapper:
+    """A program that runs the rest of its arguments as a command (data/launchers.toml)."""
+
+    name: str
+    sub: frozenset[str] = frozenset()
+    values: frozenset[str] = frozenset()
+    env: str = "inherit"  # "inherit" the caller's environment, or "unknown"
+
+
+@dataclass(frozen=True)
 class Knowledge:
     releases: Mapping[str, Release]
     options: Mapping[str, OptionSpec]
@@ -87,7 +97,11 @@ class Knowledge:
     default_backend: str
     default_buffer_len: int
     kv_instance_roles: frozenset[str]
-    api_server_modules: tuple[str, ...]
+    #: entry points: `vllm SUBCOMMAND` and `python -m MODULE` -> serve/api_server/cli/module
+    entry_commands: Mapping[str, str]
+    entry_modules: Mapping[str, str]
+    cli_module: str
+    wrappers: Mapping[str, Wrapper]
     unresolved_stand_ins: tuple[str, ...]
     default_model: str
     default_model_architecture: str
@@ -205,7 +219,12 @@ def knowledge() -> Knowledge:
         default_backend=options_raw["backends"]["default"],
         default_buffer_len=int(options_raw["buffer"]["default"]),
         kv_instance_roles=frozenset(options_raw["kv_roles"]["instance"]),
-        api_server_modules=tuple(options_raw["api_server"]["modules"]),
+        entry_commands=dict(options_raw["entry_points"]["commands"]),
+        entry_modules=dict(options_raw["entry_points"]["modules"]),
+        cli_module=options_raw["entry_points"]["cli_module"],
+        wrappers={name: Wrapper(name, frozenset(spec.get("sub", ())), frozenset(spec.get("values", ())),
+                                spec.get("env", "inherit"))
+                  for name, spec in _read("launchers.toml")["wrappers"].items()},
         unresolved_stand_ins=tuple(releases_raw["model_kinds"]["unresolved_stand_ins"]),
         default_model=releases_raw["model_kinds"]["default_model"],
         default_model_architecture=releases_raw["model_kinds"]["default_model_architecture"],

@@ -7,18 +7,19 @@ the Python frontend has already turned literal values into Python values.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from .model import UNKNOWN, Launch, Setting, Span
 
 
 def launch_from_kwargs(*, label: str, anchor: Span, model: Setting | None,
-                       keywords: Mapping[str, Setting], open_ended: bool,
+                       keywords: Mapping[str, Setting], unseen: Sequence[str],
                        env: Mapping[str, Setting], env_open_ended: bool = False,
                        base_dir: str | None = None) -> Launch:
     """The launch an engine constructor call performs.
 
     A keyword given ``None`` means the field's default, as in EngineArgs.
+    ``unseen`` are the ``**kwargs`` / ``*args`` the frontend could not read.
     """
     options = {name: s for name, s in keywords.items() if s.value is not None and name != "model"}
     if model is None and "model" in keywords:
@@ -26,9 +27,9 @@ def launch_from_kwargs(*, label: str, anchor: Span, model: Setting | None,
     if model is not None and model.value is None:
         model = None
     launch = Launch(entry="python", anchor=anchor, model=model, options=options, env=dict(env),
-                    open_ended=open_ended, env_open_ended=env_open_ended, label=label,
+                    unseen=list(unseen), env_open_ended=env_open_ended, label=label,
                     base_dir=base_dir, form="kwargs")
-    if model is None and open_ended:
+    if model is None and unseen:
         # the model may be in the part we cannot see; without it EngineArgs uses its default
         launch.model = Setting("model", UNKNOWN, anchor, "")
     return launch

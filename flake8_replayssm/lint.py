@@ -32,7 +32,7 @@ _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
 
 #: a Python file can only launch vLLM through one of these
 PYTHON_LAUNCHERS = ("LLM(", "LLM as", "EngineArgs", "subprocess", "system(", "popen(", "Popen", "shlex",
-                    "create_subprocess", "Engine(", "ServerArgs")
+                    "create_subprocess", "engine_kwargs", "Engine(", "ServerArgs")
 
 
 def has_trigger(text: str, kind: str | None = None) -> bool:
@@ -136,6 +136,9 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
     from .frontends import notebook
 
     launches = _commands_to_launches(notebook.commands_in_notebook(text, path=path, base_dir=base_dir))
+    for cell, source in notebook.markdown_cells_of_notebook(text):
+        if has_trigger(source):
+            launches += [_in_cell(launch, cell) for launch in _markdown_launches(source, base_dir, path)]
     cells = notebook.python_cells_of_notebook(text)
     if not has_trigger("".join(source for _, source in cells), "python"):
         return launches
@@ -156,10 +159,16 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
 def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
     from .frontends import markdown
 
+    from .argv import launch_from_serve_config
+
     launches = _commands_to_launches(markdown.commands_in_markdown(text, path=path, base_dir=base_dir))
     for first_line, source in markdown.python_blocks_of_markdown(text):
         if has_trigger(source, "python"):
             launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
+    for first_line, body, indents in markdown.serve_configs_of_markdown(text):
+        launch = launch_from_serve_config(body, base_dir=base_dir)
+        if launch is not None:
+            launches.append(_shifted(launch, first_line - 1, indents))
     return launches
 
 
@@ -203,11 +212,17 @@ def _to_cells(launch: Launch, starts: list[tuple[int, int]]) -> Launch:
     return _move(launch, change)
 
 
-def _shifted(launch: Launch, lines: int) -> Launch:
+def _shifted(launch: Launch, lines: int, indents: list[int] | None = None) -> Launch:
+    """The launch of a snippet that starts ``lines`` lines down a file, each of its lines
+    indented by ``indents[k]`` more characters there (a fence inside a list item)."""
     from dataclasses import replace
 
+    def indent(line: int) -> int:
+        return indents[line - 1] if indents and 0 < line <= len(indents) else 0
+
     return _move(launch, lambda s: s if s.source else replace(
-        s, line=s.line + lines, end_line=s.end_line + lines))
+        s, line=s.line + lines, end_line=s.end_line + lines,
+        col=s.col + indent(s.line), end_col=s.end_col + indent(s.end_line)))
 
 
 def launches_in(text: str, kind: str, *, path: str | None = None) -> list[Launch]:
@@ -261,8 +276,8 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
             findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-             f"{'SGLang' if v.launch.engine == 'sglang' else 'vLLM'} {v.target.release.version} "
-             f"({v.target.reason}); model: {v.model_detail}"
+             f"{'SGLang' if v.launch.engine == 'sglang' else 'vLLM'} {v.target.name} ({v.target.reason}); "
+             f"model: {v.model_detail}"
              for v in verdicts]
     return FileResult(verdicts, findings, notes=notes)
 

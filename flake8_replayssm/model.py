@@ -77,6 +77,8 @@ class Word:
     text: str | None
     span: Span
     splat: bool = False
+    #: how an unseen word is written (``"$@"``, ``$EXTRA_ARGS``, ``**kwargs``), for messages
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,9 +107,14 @@ class Launch:
     vllm.entrypoints.openai.api_server``), or ``"python"`` (``LLM``,
     ``EngineArgs``, ``AsyncEngineArgs``).  ``options`` maps vLLM's destination
     names (``use_replayssm``, ``mamba_backend``...) to the last setting of each.
-    ``open_ended`` is true when part of the launch cannot be seen (a splat, a
-    ``**kwargs`` from elsewhere, a ``--config`` file that cannot be read): an
-    option missing from ``options`` is then unknown rather than default.
+    ``open_ended`` is true when part of the launch cannot be seen in a way no
+    convention covers (a ``--config`` file that cannot be read): an option
+    missing from ``options`` is then unknown rather than default.  ``unseen``
+    lists the extra arguments the linter cannot see (``"$@"``, ``$EXTRA_ARGS``,
+    ``**kwargs`` from elsewhere); DESIGN.md's "judge what is written" assumes
+    they add nothing that changes the verdict, unless the ``extra-args =
+    "open"`` setting asks for the strict reading (then they make the launch
+    open-ended).
     """
 
     entry: str
@@ -117,6 +124,12 @@ class Launch:
     env: dict[str, Setting] = field(default_factory=dict)
     open_ended: bool = False
     env_open_ended: bool = False
+    #: how each unseen extra argument is written, in order (see above)
+    unseen: list[str] = field(default_factory=list)
+    #: launches that are one written launch read with different values of a variable
+    #: (``if``/``else``, ``case``, ``a if c else b``) share a group; a code is reported
+    #: only if every member of the group has it
+    group: int | None = None
     #: findings the interpreter itself makes (RSM101, RSM103, RSM106): how the
     #: launch is written, whatever the release
     form_findings: list[Finding] = field(default_factory=list)
@@ -135,6 +148,12 @@ class Launch:
     form: str = "argv"
     #: the serving engine: "vllm", or "sglang" (option names are then ServerArgs fields)
     engine: str = "vllm"
+
+    def add_unseen(self, label: str | None) -> None:
+        """Record an extra argument the linter cannot see (once per spelling)."""
+        text = label or "an argument the linter cannot see"
+        if text not in self.unseen:
+            self.unseen.append(text)
 
     @property
     def replayssm_span(self) -> Span:
@@ -185,3 +204,5 @@ class Command:
     env_open_ended: bool = False
     image: str | None = None
     base_dir: str | None = None
+    #: the :attr:`Launch.group` of the launch this command performs (variants of one command)
+    group: int | None = None

@@ -57,9 +57,9 @@ class Plugin:
             from .knowledge import knowledge
             from .target import closest_release
 
-            if closest_release(version, knowledge())[0] is None:
-                raise ValueError(f"--replayssm-vllm-version {version}: vLLM {version} has no "
-                                 "--use-replayssm (first in 0.27.0)")
+            release, problem = closest_release(version, knowledge())
+            if release is None and problem:
+                raise ValueError(f"--replayssm-vllm-version {version}: {problem}")
         cls._options = {
             "vllm_version": getattr(options, "replayssm_vllm_version", None),
             "platform": getattr(options, "replayssm_platform", None),

@@ -27,12 +27,28 @@ PIN_FILES = ("requirements.txt", "requirements.in", "requirements-serve.txt", "c
 
 @dataclass(frozen=True)
 class Target:
-    release: Release
+    """The release a launch is judged for.
+
+    ``release`` is None when the launch targets a vLLM release older than the
+    first with ReplaySSM (``version`` says which): the flags do not exist there,
+    so the launch is judged for that alone (RSM104), never by another release.
+    """
+
+    release: Release | None
     reason: str
+    version: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.release.version if self.release is not None else self.version
 
 
 def closest_release(version: str, know: Knowledge) -> tuple[Release | None, str]:
-    """The known release that judges ``version``: itself, or the newest one before it."""
+    """The known release that judges ``version``: itself, or the newest one before it.
+
+    None with an empty note for a release older than every known one (it has no
+    ReplaySSM); None with a note for text that is not a version.
+    """
     if not is_version(version):
         return None, f"{version!r} is not a vLLM version (expected e.g. 0.33.0)"
     wanted = normalize_version(version)
@@ -42,18 +58,25 @@ def closest_release(version: str, know: Knowledge) -> tuple[Release | None, str]
     key = version_key(wanted)
     older = [r for r in know.releases.values() if r.key <= key]
     if not older:
-        return None, f"vLLM {wanted} has no --use-replayssm (first in {min(know.releases, key=version_key)})"
+        return None, ""
     best = max(older, key=lambda r: r.key)
     return best, f"vLLM {wanted} is not in the release table; judged by {best.version}"
+
+
+def _target(version: str, reason: str, know: Knowledge) -> Target | None:
+    release, note = closest_release(version, know)
+    if release is None:
+        return Target(None, reason, normalize_version(version)) if not note else None
+    return Target(release, reason + (f"; {note}" if note else ""), release.version)
 
 
 def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
     if not config.vllm_version:
         return None
-    release, note = closest_release(config.vllm_version, know)
-    if release is None:
-        raise ConfigError(note)
-    return Target(release, config.vllm_version_source + (f" ({note})" if note else ""))
+    target = _target(config.vllm_version, config.vllm_version_source, know)
+    if target is None:
+        raise ConfigError(closest_release(config.vllm_version, know)[1])
+    return target
 
 
 @lru_cache(maxsize=64)
@@ -110,8 +133,8 @@ def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Tar
     if installed:
         candidates.append((installed, f"installed vllm {installed}"))
     for version, reason in candidates:
-        release, note = closest_release(version, know)
-        if release is not None:
-            return Target(release, reason + (f"; {note}" if note else ""))
+        target = _target(version, reason, know)
+        if target is not None:
+            return target
     newest = know.newest
-    return Target(newest, f"newest release known ({newest.version})")
+    return Target(newest, f"newest release known ({newest.version})", newest.version)

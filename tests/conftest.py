@@ -26,7 +26,7 @@ def command(cmdline: str, env: dict[str, str] | None = None) -> Command:
     words, col = [], 0
     for token in shlex.split(cmdline):
         if token in ("$@", "${ARGS[@]}"):
-            words.append(Word(None, Span(1, col, 1, col + len(token)), splat=True))
+            words.append(Word(None, Span(1, col, 1, col + len(token)), splat=True, label=token))
         elif token.startswith("$"):
             words.append(Word(None, Span(1, col, 1, col + len(token))))
         else:
@@ -37,10 +37,10 @@ def command(cmdline: str, env: dict[str, str] | None = None) -> Command:
 
 
 def codes(cmdline: str, release: str, env: dict[str, str] | None = None, *,
-          platform: str = "cuda", enable: tuple[str, ...] = ()) -> list[str]:
+          platform: str = "cuda", enable: tuple[str, ...] = (), extra_args: str = "closed") -> list[str]:
     launch = launch_from_command(command(cmdline, env))
     assert launch is not None, f"not a launch: {cmdline}"
-    config = LintConfig(vllm_version=release, platform=platform, enable=enable)
+    config = LintConfig(vllm_version=release, platform=platform, enable=enable, extra_args=extra_args)
     return sorted(f.code for f in judge(launch, config).findings)
 
 

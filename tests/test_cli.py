@@ -101,8 +101,7 @@ def test_exit_1_with_findings(project, capsys):
 
 
 @pytest.mark.parametrize("args", [
-    ["check", "--vllm-version", "0.26.0", "x.py"],  # a release without --use-replayssm
-    ["check", "--vllm-version", "0.1", "x.py"],
+    ["check", "--vllm-version", "banana", "x.py"],  # not a version
     ["check", "--select", "RSM999", "x.py"],
     ["check", "--ignore", "E501", "x.py"],
     ["check", "--enable", "XYZ1", "x.py"],
@@ -122,11 +121,16 @@ def test_exit_2_on_bad_usage(project, capsys, args):
     assert "Traceback" not in err
 
 
-def test_vllm_version_without_replayssm_says_why(project, capsys):
+def test_release_before_replayssm_is_a_verdict_not_a_usage_error(project, capsys):
+    """DESIGN: a launch targeted at a release before 0.27.0 is RSM104 (the flag does not exist)."""
     write(project / "x.py", NANO_SRC)
-    code, _, err = run(capsys, "check", "--vllm-version", "0.26.0", "x.py")
-    assert code == 2
-    assert "0.26.0" in err and "0.27.0" in err
+    code, out, err = run(capsys, "check", "--format", "json", "--vllm-version", "0.26.0", "x.py")
+    assert code == 1, err
+    [finding] = json.loads(out)
+    assert finding["code"] == "RSM104" and finding["line"] == 2
+    assert "0.26.0" in finding["message"] and "0.27.0" in finding["message"]
+    assert "unexpected keyword argument 'use_replayssm'" in finding["message"]
+    assert finding["vllm_version"] == "0.26.0"
 
 
 def test_unknown_release_after_the_known_ones_is_judged_by_the_newest(project, capsys):
@@ -789,7 +793,7 @@ def test_console_script(tmp_path):
     clean = subprocess.run([console_script(), "check", "--vllm-version", "0.28.0", "ok.py"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert (clean.returncode, clean.stdout) == (0, "")
-    bad = subprocess.run([console_script(), "check", "--vllm-version", "0.26.0", "ok.py"],
+    bad = subprocess.run([console_script(), "check", "--vllm-version", "latest", "ok.py"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr

@@ -57,13 +57,27 @@ def test_kwargs_from_module_dict_and_model_constant():
     assert found(src) == [(4, 24, "RSM002")]
 
 
-def test_unknown_kwargs_suppress_absence_based_codes():
+def test_unknown_kwargs_are_judged_as_written_and_the_message_says_so():
+    """DESIGN "judge what is written": **extra from elsewhere is assumed to add no ReplaySSM option."""
+    src = textwrap.dedent(f"""
+    from vllm import LLM
+    def run(extra):
+        return LLM("{NANO}", use_replayssm=True, **extra)
+    """)
+    [finding] = check_source(src, "python", vllm_version="0.33.0")
+    assert (finding.span.line, finding.code) == (4, "RSM008")
+    assert "assuming **extra adds no ReplaySSM option" in finding.message
+
+
+def test_unknown_kwargs_under_the_strict_reading_suppress_absence_based_codes():
+    from flake8_replayssm.config import LintConfig
+
     src = f"""
     from vllm import LLM
     def run(extra):
         return LLM("{NANO}", use_replayssm=True, **extra)
     """
-    assert found(src) == []
+    assert found(src, config=LintConfig(extra_args="open")) == []
 
 
 def test_subprocess_argv_with_env():

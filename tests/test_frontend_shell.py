@@ -668,7 +668,8 @@ def test_e2e_docker_run_and_unknown_model():
     assert launch.model.value == "nvidia/Nemotron-H-8B-Reasoning-128K"
     assert launch.env["VLLM_USE_V2_MODEL_RUNNER"].value == "0"
     unknown = launch_from_command(only('vllm serve "$MODEL" --use-replayssm "${EXTRA[@]}"\n'))
-    assert unknown.model.value is UNKNOWN and unknown.open_ended is True
+    assert unknown.model.value is UNKNOWN and unknown.unseen == ['"${EXTRA[@]}"']
+    assert unknown.open_ended is False  # judged as written unless extra-args = "open"
 
 
 def test_e2e_makefile_fixture():

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import codes
+from conftest import codes, command
+
+from flake8_replayssm.argv import launch_from_command
+from flake8_replayssm.config import LintConfig
+from flake8_replayssm.engine import judge
 
 NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"  # NemotronHForCausalLM
 H8B = "nvidia/Nemotron-H-8B-Base-8K"
@@ -242,10 +246,6 @@ def test_wrappers_and_spellings(cmd):
 
 
 def test_docker_image_tag_is_the_target_when_not_explicit():
-    from flake8_replayssm.argv import launch_from_command
-    from flake8_replayssm.config import LintConfig
-    from flake8_replayssm.engine import judge
-    from conftest import command
 
     launch = launch_from_command(command(f"docker run -e VLLM_USE_V2_MODEL_RUNNER=1 vllm/vllm-openai:v0.28.0 "
                                          f"--model {NANO} --use-replayssm"))
@@ -263,9 +263,29 @@ def test_unknown_model_gets_only_codes_that_hold_for_every_architecture():
     assert codes("vllm serve $MODEL --use-replayssm --mamba-block-size 64", "0.27.0") == []
 
 
-def test_splat_arguments_make_absence_unknown():
-    assert codes(f'vllm serve {NANO} --use-replayssm "$@"', "0.33.0") == []
-    assert codes('vllm serve tiiuae/Falcon-H1-0.5B-Instruct --use-replayssm "$@"', "0.33.0") == ["RSM001"]
+def test_splat_arguments_are_assumed_to_add_no_replayssm_option():
+    """DESIGN "judge what is written": "$@" adds nothing that changes the verdict."""
+    assert codes(f'vllm serve {NANO} --use-replayssm "$@"', "0.33.0") == ["RSM008"]
+    assert codes(f'vllm serve {NANO} --use-replayssm "$@"', "0.29.0") == []
+    assert codes('vllm serve tiiuae/Falcon-H1-0.5B-Instruct --use-replayssm "$@"', "0.33.0") == ["RSM001", "RSM008"]
+
+
+def test_splat_arguments_under_the_strict_reading_make_absence_unknown():
+    assert codes(f'vllm serve {NANO} --use-replayssm "$@"', "0.33.0", extra_args="open") == []
+    assert codes('vllm serve tiiuae/Falcon-H1-0.5B-Instruct --use-replayssm "$@"', "0.33.0",
+                 extra_args="open") == ["RSM001"]
+
+
+def test_a_finding_that_relies_on_the_assumption_says_so():
+    launch = launch_from_command(command(f'vllm serve {NANO} --use-replayssm "$@"'))
+    falcon = launch_from_command(command('vllm serve tiiuae/Falcon-H1-0.5B-Instruct --use-replayssm "$@"'))
+    config = LintConfig(vllm_version="0.33.0")
+    [rsm008] = judge(launch, config).findings
+    assert 'assuming $@ adds no ReplaySSM option' in rsm008.message
+    assert rsm008.message.index("assuming") < rsm008.message.index("; fix:")
+    by_code = {f.code: f.message for f in judge(falcon, config).findings}
+    assert "assuming" not in by_code["RSM001"]  # the architecture alone decides it
+    assert "assuming" in by_code["RSM008"]
 
 
 def test_unknown_flag_value_may_be_the_model():

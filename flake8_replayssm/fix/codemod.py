@@ -633,6 +633,9 @@ class _Planner:
         launch = verdict.launch
         if not findings:
             return
+        if verdict.target.release is None:  # a release without ReplaySSM: nothing to fix it with
+            self.skipped.extend(f"{f.code}: vLLM {verdict.target.version} has no ReplaySSM" for f in findings)
+            return
         if launch.anchor.cell is not None or launch.anchor.source is not None:
             self.skipped.extend(f"{f.code}: not fixable in this file kind" for f in findings)
             return
@@ -863,8 +866,9 @@ class _Planner:
 
     def after_wrapper(self, span: Span) -> bool:
         """Whether the word before ``span`` (same line) is a wrapper's word (``nohup``, ``srun -n 2``)."""
-        from ..argv import RUNNERS, WRAPPERS
+        from ..knowledge import knowledge
 
+        wrappers = knowledge().wrappers
         start, _ = self.offsets(span)
         before = self.text[self.index.line_start(start):start]
         if self.ipython:
@@ -874,8 +878,8 @@ class _Planner:
             return False
         for word in reversed(words):
             name = word.rsplit("/", 1)[-1].strip("\"'")
-            if name in WRAPPERS - {"builtin", "env"} or name == "run" and len(words) > 1 \
-                    and words[-2 if words[-1] == "run" else 0] in RUNNERS:
+            if name in wrappers and not wrappers[name].sub and name not in ("builtin", "env") \
+                    or name in {sub for w in wrappers.values() for sub in w.sub} and len(words) > 1:
                 return True
             if word.startswith("-") or word[:1].isdigit():
                 continue  # a wrapper's option (srun -n 2, timeout 600)

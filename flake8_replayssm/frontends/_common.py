@@ -13,7 +13,7 @@ import bisect
 import json
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..argv import IMAGE_PATTERN as VLLM_IMAGE
@@ -22,6 +22,18 @@ from ..model import Command, Span, Word
 
 #: programs that run a script given with ``-c``
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "busybox"})
+
+
+_ANGLE_PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z_][^<>\s]*)>")
+
+
+def mask_doc_placeholders(script: str) -> str:
+    """``<model>`` in documentation's shell is a value to fill in, not a redirection: written
+    ``{model}`` (same length, so positions hold) the shell reads one word, which argv.py
+    takes as a placeholder."""
+    if "<" not in script:
+        return script
+    return _ANGLE_PLACEHOLDER.sub(lambda m: "{" + m.group(1) + "}", script)
 
 
 def is_vllm_image(image: str | None) -> bool:
@@ -328,8 +340,7 @@ def merge_context(command: Command, *, env: dict[str, Word] | None = None,
         # a variable the caller handed in keeps the caller's span (the ENV / env: entry)
         if outer is None or outer.text != word.text:
             merged[key] = word
-    return Command(words=command.words, env=merged,
-                   env_open_ended=command.env_open_ended or env_open_ended,
+    return replace(command, env=merged, env_open_ended=command.env_open_ended or env_open_ended,
                    image=command.image or image, base_dir=command.base_dir or base_dir)
 
 
@@ -344,10 +355,8 @@ def shift_command(command: Command, line_offset: int, col_offset: Callable[[int]
         return Span(span.line + line_offset, c1, span.end_line + line_offset, c2,
                     cell if cell is not None else span.cell, span.source)
 
-    return Command(words=[Word(w.text, move(w.span), w.splat) for w in command.words],
-                   env={k: Word(v.text, move(v.span), v.splat) for k, v in command.env.items()},
-                   env_open_ended=command.env_open_ended, image=command.image,
-                   base_dir=command.base_dir)
+    return replace(command, words=[replace(w, span=move(w.span)) for w in command.words],
+                   env={k: replace(v, span=move(v.span)) for k, v in command.env.items()})
 
 
 # ---------------------------------------------------------------------------

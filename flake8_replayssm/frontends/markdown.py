@@ -26,7 +26,7 @@ import ast
 import re
 from dataclasses import dataclass
 from ..model import Command
-from ._common import LineIndex, placer, shell_commands, shift_command
+from ._common import LineIndex, mask_doc_placeholders, placer, shell_commands, shift_command
 from .dockerfile import commands_in_dockerfile
 
 _FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
@@ -302,7 +302,24 @@ def _shell_block(block: _Block, lines: list[str], index: LineIndex,
     first = index.starts[min(block.line - 1, len(index.starts) - 1)]
     fallback = index.span(first, first)
     place = placer(script, chars, index, fallback)
-    return shell_commands(script, place, None, base_dir)
+    return shell_commands(mask_doc_placeholders(script), place, None, base_dir)
+
+
+def serve_configs_of_markdown(text: str) -> list[tuple[int, str, list[int]]]:
+    """``(file line of the first line, body, indentation of each line)`` of YAML blocks that are
+    ``vllm serve --config`` files (judged as such, on their own)."""
+    from .yaml_manifests import is_serve_config
+
+    out = []
+    try:
+        for b in _blocks(text):
+            if _judge(b).kind == "yaml":
+                body = "\n".join(b.lines) + "\n"
+                if is_serve_config(body):
+                    out.append((b.line, body, b.indents))
+    except Exception:
+        return out
+    return out
 
 
 def _delegate(block: _Block, kind: str, base_dir: str | None) -> list[Command]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Command, Span, Word
-from ._common import LineIndex, merge_context, placer, shell_commands
+from ._common import LineIndex, mask_doc_placeholders, merge_context, placer, shell_commands
 
 _SHELL_CELL = re.compile(r"^%%(bash|sh|script\s+(?:\S*/)?(?:bash|sh|zsh|dash))\b")
 _PY_CELL = re.compile(r"^%%(capture|time|timeit|prun|debug|python3?|pypy|memit)\b")
@@ -149,6 +149,15 @@ def shell_parts_of_notebook(text: str) -> list[tuple[int, str, int]]:
         return []
 
 
+def markdown_cells_of_notebook(text: str) -> list[tuple[int, str]]:
+    """``(cell index, source)`` of every markdown cell: judged like a Markdown file."""
+    try:
+        return [(index, _source(cell)) for index, cell in enumerate(_cells(text))
+                if isinstance(cell, dict) and cell.get("cell_type") == "markdown"]
+    except Exception:
+        return []
+
+
 def python_cells_of_notebook(text: str) -> list[tuple[int, str]]:
     """``(cell index, Python source)`` of every code cell, IPython lines blanked."""
     try:
@@ -172,7 +181,7 @@ def commands_in_notebook(text: str, *, path: str | None = None,
             chars = list(range(offset, offset + len(part.text)))
             fallback = Span(part.first_line, 0, part.first_line, 0, cell=part.cell)
             place = placer(part.text, chars, lines, fallback, cell=part.cell)
-            for command in shell_commands(part.text, place, dict(part.env), base_dir):
+            for command in shell_commands(mask_doc_placeholders(part.text), place, dict(part.env), base_dir):
                 out.append(merge_context(command, env=part.env, base_dir=base_dir))
         except Exception:
             continue

@@ -148,6 +148,9 @@ class _Collector(cst.CSTVisitor):
         self.branch_depth = 0
         self.calls: list[tuple[cst.Call, _Scope]] = []
         self.environ: list[tuple[int, str, cst.BaseExpression]] = []
+        self.imported: dict[str, str] = {}  # local name -> module it is imported from
+        #: Ray Serve LLM configs written as dict literals (``{"engine_kwargs": {...}, ...}``)
+        self.ray_dicts: list[tuple[cst.Dict, _Scope]] = []
 
     # imports ------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:
@@ -166,6 +169,7 @@ class _Collector(cst.CSTVisitor):
         for alias in node.names:
             name = _dotted(alias.name) or ""
             local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+            self.imported[local] = f"{module}.{name}"
             if module.startswith("vllm") and name in ENGINE_CLASSES:
                 self.engine_names[local] = name
             elif module.split(".")[0] == "sglang" and name in SGLANG_CLASSES:
@@ -212,6 +216,10 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign):
             self.scope.extended.setdefault(node.target.value, []).append(
                 (node.value, self.branch_depth > 0))
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        if any(isinstance(e, cst.DictElement) and _literal_str(e.key) == "engine_kwargs" for e in node.elements):
+            self.ray_dicts.append((node, self.scope))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -271,6 +279,7 @@ class _Builder:
     """Turns the collected calls into Launches."""
 
     def __init__(self, wrapper: MetadataWrapper, collector: _Collector, base_dir: str | None) -> None:
+        self.module = wrapper.module
         self.positions = wrapper.resolve(PositionProvider)
         self.c = collector
         self.base_dir = base_dir
@@ -278,6 +287,11 @@ class _Builder:
     def span(self, node: cst.CSTNode) -> Span:
         pos = self.positions[node]
         return Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+
+    def code(self, node: cst.CSTNode) -> str:
+        """The source text of ``node`` (one line), for messages about what we cannot see."""
+        text = " ".join(self.module.code_for_node(node).split())
+        return text if len(text) <= 40 else text[:37] + "..."
 
     # values ---------------------------------------------------------------
     def resolve(self, node: cst.BaseExpression, scope: _Scope, depth: int = 0) -> cst.BaseExpression | None:
@@ -320,7 +334,25 @@ class _Builder:
         default = self.environment_default(node)
         if default is not None:
             return self.value(default, scope)
+        if isinstance(node, cst.Call) and _dotted(node.func) in ("str", "int", "float") \
+                and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+            inner = self.value(node.args[0].value, scope)  # str(PORT), int(os.environ.get("TP", "2"))
+            if isinstance(inner, (str, int, float)) and not isinstance(inner, bool):
+                try:
+                    return {"str": str, "int": int, "float": float}[_dotted(node.func) or ""](inner)
+                except ValueError:
+                    return UNKNOWN
         return UNKNOWN
+
+    def is_config_class(self, func: cst.BaseExpression) -> bool:
+        """``KVTransferConfig``, ``SpeculativeConfig``, ``ModelLoadingConfig``...: a config object
+        whose keywords are the fields of the JSON/dict value vLLM (or Ray) takes in its place."""
+        name = func.value if isinstance(func, cst.Name) else (
+            func.attr.value if isinstance(func, cst.Attribute) else "")
+        if not name.endswith("Config") or name == "LLMConfig":
+            return False
+        origin = self.c.imported.get(name) if isinstance(func, cst.Name) else _dotted(func)
+        return bool(origin) and origin.split(".")[0] in ("vllm", "ray")
 
     def environment_default(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """The default of ``os.environ.get("X", default)`` / ``os.getenv("X", default)``.
@@ -362,7 +394,7 @@ class _Builder:
                         entries.update(inner[0])
                         open_ended = open_ended or inner[1]
             return entries, open_ended
-        if isinstance(target, cst.Call) and _dotted(target.func) == "dict":
+        if isinstance(target, cst.Call) and (_dotted(target.func) == "dict" or self.is_config_class(target.func)):
             entries, open_ended = {}, False
             for arg in target.args:
                 if arg.keyword is not None:
@@ -394,10 +426,10 @@ class _Builder:
             if left is None or right is None:
                 return None
             return _Text(left.text + right.text, left.positions + right.positions)
-        if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
-                and target.func.attr.value == "join" and len(target.args) == 1 \
-                and _literal_str(target.func.value) == " ":
-            return self.joined_words(target.args[0].value, scope, holes)
+        if isinstance(target, cst.Call) and len(target.args) == 1 and (
+                isinstance(target.func, cst.Attribute) and target.func.attr.value == "join"
+                and _literal_str(target.func.value) == " " or self.process_name(target.func) == "shlex.join"):
+            return self.joined_words(target.args[0].value, scope, holes)  # " ".join(argv), shlex.join(argv)
         parts = _string_parts(target)
         if parts is None:
             return None
@@ -482,6 +514,10 @@ class _Builder:
 
     def launches(self) -> Iterator[Launch]:
         consumed: set[int] = set()
+        for node, scope in self.c.ray_dicts:
+            entries = self.dict_entries(node, scope)
+            if entries is not None:
+                yield self.ray_launch(node, entries, scope, "Ray Serve LLM config")
         for call, scope in self.c.calls:
             if id(call) in consumed:
                 continue
@@ -490,6 +526,11 @@ class _Builder:
                 launch = self.engine_launch(call, engine, scope)
                 if launch is not None:
                     yield launch
+                continue
+            if self.is_ray_llm_config(call):
+                entries = self.dict_entries(cst.Call(cst.Name("dict"), call.args), scope)
+                if entries is not None:
+                    yield self.ray_launch(call.func, entries, scope, "LLMConfig(...)")
                 continue
             name = self.process_name(call.func)
             if name is None:
@@ -511,20 +552,21 @@ class _Builder:
     def engine_launch(self, call: cst.Call, engine: str, scope: _Scope) -> Launch | None:
         keywords: dict[str, Setting] = {}
         model: Setting | None = None
-        open_ended = False
+        unseen: list[str] = []
         for index, arg in enumerate(call.args):
             if arg.star == "**":
                 entries = self.dict_entries(arg.value, scope)
                 if entries is None:
-                    open_ended = True
+                    unseen.append("**" + self.code(arg.value))
                     continue
                 items, more = entries
-                open_ended = open_ended or more
+                if more:
+                    unseen.append("**" + self.code(arg.value))
                 for key, (key_node, value_node) in items.items():
                     keywords[key] = Setting(key, self.value(value_node, scope), self.span(key_node),
                                             key, self.span(value_node))
             elif arg.star == "*":
-                open_ended = True
+                unseen.append("*" + self.code(arg.value))
             elif arg.keyword is not None:
                 key = arg.keyword.value
                 keywords[key] = Setting(key, self.value(arg.value, scope), self.span(arg.keyword),
@@ -537,7 +579,53 @@ class _Builder:
                for k, w in self.environment(line).items()}
         build = launch_from_sglang_keywords if engine.startswith("sglang.") else launch_from_kwargs
         return build(label=f"{engine.rpartition('.')[2]}(...)", anchor=self.span(call.func), model=model,
-                     keywords=keywords, open_ended=open_ended, env=env, base_dir=self.base_dir)
+                     keywords=keywords, unseen=unseen, env=env, base_dir=self.base_dir)
+
+    def is_ray_llm_config(self, call: cst.Call) -> bool:
+        """``LLMConfig(...)`` of Ray Serve LLM, or ``dict(engine_kwargs=..., ...)``."""
+        func = call.func
+        if isinstance(func, cst.Name) and func.value == "dict":
+            return any(a.keyword is not None and a.keyword.value == "engine_kwargs" for a in call.args)
+        dotted = _dotted(func) or ""
+        head, _, rest = dotted.partition(".")
+        base = self.c.imported.get(head) or self.c.module_aliases.get(head) or head
+        origin = f"{base}.{rest}" if rest else base
+        return origin.startswith("ray.") and origin.endswith(".LLMConfig")
+
+    def ray_launch(self, at: cst.CSTNode, entries: tuple[dict[str, tuple[cst.CSTNode, cst.BaseExpression]], bool],
+                   scope: _Scope, label: str) -> Launch:
+        """A Ray Serve LLM config: the model is ``model_loading_config.model_source`` (else its
+        ``model_id``), the engine options are ``engine_kwargs`` (vLLM's EngineArgs fields)."""
+        items, _ = entries
+        model: Setting | None = None
+        loading = items.get("model_loading_config")
+        if loading is not None:
+            source = self.dict_entries(loading[1], scope)
+            if source is None:
+                model = Setting("model", UNKNOWN, self.span(loading[1]), "", self.span(loading[1]))
+            else:
+                found = source[0].get("model_source") or source[0].get("model_id")
+                if found is not None:
+                    model = Setting("model", self.value(found[1], scope), self.span(found[1]), "",
+                                    self.span(found[1]))
+        keywords: dict[str, Setting] = {}
+        unseen: list[str] = []
+        engine_kwargs = items.get("engine_kwargs")
+        if engine_kwargs is not None:
+            inner = self.dict_entries(engine_kwargs[1], scope)
+            if inner is None or inner[1]:
+                unseen.append(f"engine_kwargs={self.code(engine_kwargs[1])}")
+            for key, (key_node, value_node) in (inner[0] if inner is not None else {}).items():
+                keywords[key] = Setting(key, self.value(value_node, scope), self.span(key_node), key,
+                                        self.span(value_node))
+        keywords.pop("model", None)  # Ray serves model_loading_config's model
+        if model is None:
+            model = Setting("model", UNKNOWN, self.span(at), "")
+        line = self.positions[at].start.line
+        env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
+               for k, w in self.environment(line).items()}
+        return launch_from_kwargs(label=label, anchor=self.span(at), model=model, keywords=keywords,
+                                  unseen=unseen, env=env, base_dir=self.base_dir)
 
     def keyword(self, call: cst.Call, name: str) -> cst.BaseExpression | None:
         for arg in call.args:
@@ -629,13 +717,13 @@ class _Builder:
         if isinstance(target, cst.BinaryOperation):
             return self.sequence_words(target, scope, consumed)
         if not isinstance(target, (cst.List, cst.Tuple)):
-            return [Word(None, self.span(node), splat=True)]
+            return [Word(None, self.span(node), splat=True, label=self.code(node))]
         words = self.element_words([(e.value, isinstance(e, cst.StarredElement)) for e in target.elements],
                                    scope, consumed)
         if name is not None:
             for value, _conditional in self._extensions(name, scope):
                 if value is None:
-                    words.append(Word(None, self.span(node), splat=True))
+                    words.append(Word(None, self.span(node), splat=True, label=f"what is added to {name}"))
                 else:
                     words += self.sequence_words(value, scope, consumed)
         return words
@@ -664,9 +752,9 @@ class _Builder:
             text = self.text_of(value, scope, [])
             if text is not None:
                 words.append(_word(text.text, self.span(value)))
-            else:
+            else:  # a number, or a value such as os.environ.get("M", "default")
                 literal = self.value(value, scope)
-                words.append(Word(str(literal) if isinstance(literal, (int, float)) and
+                words.append(Word(str(literal) if isinstance(literal, (str, int, float)) and
                                   not isinstance(literal, bool) else None, self.span(value)))
         return words
 

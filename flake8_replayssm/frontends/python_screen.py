@@ -65,21 +65,27 @@ def _option_keyword() -> re.Pattern[str]:
 _LAUNCH_STRINGS = ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai", "'sglang'", '"sglang"',
                    "sglang serve", "sglang.launch_server", "lmsysorg/sglang")
 _PROCESS_WORDS = ("subprocess", "system(", "popen(", "Popen", "shlex", "create_subprocess")
-_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs", "Engine(", "ServerArgs")
+_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs", "engine_kwargs", "Engine(", "ServerArgs")
 
 
 def _text_could_launch(text: str) -> bool:
-    """Before any parse: a process call near a launch-word string, or an engine call near one
-    of our options written as a keyword."""
+    """Before any parse: a process call near a launch-word string, or an engine call (or a Ray
+    Serve LLM config's ``engine_kwargs``) near one of our options written as a keyword."""
     if any(w in text for w in _LAUNCH_STRINGS) and any(w in text for w in _PROCESS_WORDS):
         return True
     return any(w in text for w in _ENGINE_WORDS) and _option_keyword().search(text) is not None
+
+
+def _ray_config(text: str) -> bool:
+    return "engine_kwargs" in text and _option_keyword().search(text) is not None
 
 
 def might_launch(text: str) -> bool:
     """False only when no call in ``text`` can be a vLLM launch that we judge."""
     if not _text_could_launch(text):
         return False
+    if _ray_config(text):
+        return True  # a Ray Serve LLM config: engine_kwargs hold vLLM's options
     options = set(knowledge().options) - {"model"}
     if "sglang" in text:
         from ..sglang.knowledge import knowledge as sglang_knowledge

@@ -53,6 +53,8 @@ import posixpath
 import re
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ..argv import CONTAINER_RUNTIMES, Elsewhere, elsewhere, read_container
+from ..knowledge import knowledge
 from ..model import UNKNOWN_PART, Command, Span, Word
 
 Placer = Callable[[int, int, int, int], Span]
@@ -79,17 +81,11 @@ _NON_LAUNCH = frozenset({
 _STATE_BUILTINS = frozenset({"source", ".", "eval", "unset", "read", "mapfile", "readarray",
                              "getopts", "let", "printf", "set"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "busybox"})
-#: programs that run a shell command elsewhere (a container, another host): no env passes
-_ELSEWHERE = frozenset({"docker", "podman", "nerdctl", "ssh", "kubectl", "singularity",
-                        "apptainer", "enroot", "oc"})
-#: programs that run the rest of their argv (so `X bash -c STRING` runs STRING)
+#: programs that run the rest of their argv (so `X bash -c STRING` runs STRING), besides the
+#: wrappers of data/launchers.toml and the container runtimes argv.py knows
 _PASS_THROUGH = frozenset({
-    "nohup", "exec", "env", "srun", "timeout", "stdbuf", "setsid", "nice", "ionice",
-    "taskset", "numactl", "sudo", "time", "command", "builtin", "chrt", "caffeinate",
-    "mpirun", "mpiexec", "flock", "unbuffer", "xargs", "uv", "poetry", "pipenv", "conda",
-    "mamba", "micromamba", "pixi", "hatch", "rye", "pdm", "salloc", "sbatch", "screen",
-    "runuser", "su", "doas", "script", "systemd-run", "ray",
-}) | _ELSEWHERE
+    "screen", "script", "systemd-run", "ray", "sbatch", "su", "nerdctl",
+})
 #: `source FILE` that only sets up tools (never the launch's variables)
 _BENIGN_SOURCE = re.compile(
     r"activate|bashrc|bash_profile|(^|/)\.?profile|conda\.sh|mamba\.sh|setvars|modules?\.sh|"
@@ -309,12 +305,13 @@ class _Field:
     ``partial`` is the text with UNKNOWN_PART for unknown parts; ``shadow`` the
     text with shell expansions nothing assigns for them (to read it as shell again)."""
 
-    __slots__ = ("l", "splat", "loc", "partial", "shadow")
+    __slots__ = ("l", "splat", "loc", "partial", "shadow", "label")
 
     def __init__(self, value: _L | None, splat: bool, loc: tuple[int, int] | None,
-                 partial: str | None = None, shadow: _L | None = None) -> None:
+                 partial: str | None = None, shadow: _L | None = None, label: str | None = None) -> None:
         self.l, self.splat, self.loc, self.partial = value, splat, loc, partial
         self.shadow = shadow if shadow is not None else value
+        self.label = label  # the word as written, for an unknown one
 
     @property
     def text(self) -> str | None:
@@ -611,13 +608,14 @@ class _Shell:
     """One parsed text (a file, a ``bash -c`` string, a recipe line) and its walk."""
 
     def __init__(self, ctx: _Ctx, src: _L, scope: _Scope, *, prefix: Sequence[Word] = (),
-                 nested: int = 0) -> None:
+                 nested: int = 0, image: str | None = None) -> None:
         self.ctx = ctx
         self.src = src
         self.text = src.text
         self.scope = scope
         self.prefix = list(prefix)
         self.nested = nested
+        self.image = image  # a vLLM image the commands run in (its tag is the release)
         self.depth = 0
         self.bytemap: _ByteMap | None = None
 
@@ -649,6 +647,13 @@ class _Shell:
         self.ctx.parses += 1
         if self.ctx.parser is None:
             self.ctx.parser = _new_parser()
+        if self.text.endswith(("\\", "\\\n")):
+            # a continuation at the very end (`--flag \` on the last line): bash ends the
+            # command there, tree-sitter reads nothing; a blank line makes them agree
+            end = len(self.text)
+            where = self.src.locate(end, end) or (-1, -1)
+            self.src = self.src + _L.fallback("\n\n" if self.text.endswith("\\") else "\n", *where)
+            self.text = self.src.text
         for _ in range(20):
             data = self.text.encode("utf-8", "surrogatepass")
             tree = self.ctx.parser.parse(data)
@@ -889,7 +894,7 @@ class _Shell:
                         and self.raw(body).strip() == "cat" and self._reads_stdin_shell(c):
                     text = self.heredoc_text(heredoc)
                     if text is not None:
-                        self.nested_shell(text, [], False)
+                        self.nested_shell(text, [], None)
                 elif c.type in ("command", "pipeline", "list", "subshell", "compound_statement",
                                 "redirected_statement", "negated_command"):
                     self.stmt(c)
@@ -1066,7 +1071,8 @@ class _Shell:
                 partial = None
                 if known_parts:
                     partial = "".join(p.text if p is not None else UNKNOWN_PART for p in b.parts)
-                out.append(_Field(None, b.splat, loc, partial, _join(b.shadow, "")))
+                label = self.text[self.c(group[0].start_byte):self.c(group[-1].end_byte)]
+                out.append(_Field(None, b.splat, loc, partial, _join(b.shadow, ""), label))
             else:
                 joined = _join([p for p in b.parts if p is not None], "")
                 if _UNKNOWN_MARK in joined.text:
@@ -1090,7 +1096,9 @@ class _Shell:
 
     def _emit(self, n: Any, acc: _Acc, quoted: bool) -> None:
         t = n.type
-        if t in ("word", "number", "extglob_pattern", "regex"):
+        # tree-sitter-bash reads `meta-llama` in `${M:-meta-llama/x}` as the variable_name
+        # `meta` and the word `-llama/x`: without a `$` it is literal text
+        if t in ("word", "number", "extglob_pattern", "regex", "variable_name"):
             cs, ce = self.c(n.start_byte), self.c(n.end_byte)
             raw = self.text[cs:ce]
             if not quoted and _BRACE.search(raw):
@@ -1277,6 +1285,11 @@ class _Shell:
             return
         var = self._value(name, index, (fs, fe))
         if var is None and op in (":-", "-", ":=", "="):
+            if not self.raw(n)[self.c(kids[op_index].end_byte) - self.c(n.start_byte):-1]:
+                # an empty default (`${VLLM_ARGS:-}`): whatever the caller passes, if anything;
+                # DESIGN.md: empty for extra arguments, unknown for a value
+                acc.unknown(not quoted, quoted)
+                return
             # never assigned in this file (`${MODEL:-org/x}`, `${1:-org/x}`): the default is what
             # the script serves unless its caller says otherwise (reference anchors.md §5)
             self._emit_word_parts(n, op_index, acc, quoted)
@@ -1333,7 +1346,7 @@ class _Shell:
                 acc.split(self.literal(cs, self.c(c.end_byte), "plain"))
             elif c.type == "concatenation" and not quoted:
                 for cc in c.children:
-                    if cc.type == "word":
+                    if cc.type in ("word", "variable_name"):
                         acc.split(self.literal(self.c(cc.start_byte), self.c(cc.end_byte), "plain"))
                     elif cc.is_named:
                         self.emit(cc, acc, quoted)
@@ -1500,7 +1513,7 @@ class _Shell:
         span = self.span(f.loc) if f.loc is not None else self.span(self.loc(0, 0))
         if f.l is not None:
             return Word(f.l.text, span, False)
-        return Word(f.partial, span, f.splat)
+        return Word(f.partial, span, f.splat, f.label)
 
     def after_words(self, n: Any, words: list[Word], fields: list[_Field], prefix_env: dict[str, Word],
                     prefix_frame: dict[str, _Var], heredoc: Any) -> None:
@@ -1545,12 +1558,17 @@ class _Shell:
                 and all((t or "-").startswith("-") for t in texts[1:]):
             body = self.heredoc_text(heredoc)
             if body is not None:
-                inner = (0, body, False)
+                inner = (0, body)
+        if inner is None:
+            inner = self.remote_string(words, fields)
         if inner is not None:
-            k, string, elsewhere = inner
+            k, string = inner
             scope.frames.append(("prefix", prefix_frame))
             try:
-                self.nested_shell(string, words[:k] if not elsewhere else [], elsewhere)
+                host_env = self.environment(n)
+                host_env.update(prefix_env)
+                away = elsewhere(words[:k], host_env)
+                self.nested_shell(string, words[:k] if away is None else [], away)
             finally:
                 scope.frames.pop()
             return
@@ -1566,7 +1584,8 @@ class _Shell:
         finally:
             scope.frames.pop()
         env.update(prefix_env)
-        self.ctx.commands.append(Command(self.prefix + words, env, scope.open_ended, None, self.ctx.base_dir))
+        self.ctx.commands.append(Command(self.prefix + words, env, scope.open_ended, self.image,
+                                         self.ctx.base_dir))
 
     def builtin_assigns(self, base: str, texts: list[str | None], n: Any) -> None:
         names: list[str] = []
@@ -1627,15 +1646,28 @@ class _Shell:
                 env[name] = Word(None, span)
         return env
 
-    def shell_string(self, words: list[Word], fields: list[_Field]) -> tuple[int, _L, bool] | None:
-        """``[wrappers] bash [-opts] -c STRING``: (index of the shell, STRING, runs elsewhere)."""
+    def shell_string(self, words: list[Word], fields: list[_Field]) -> tuple[int, _L] | None:
+        """``[wrappers] bash [-opts] -c STRING``: (index of the shell, STRING)."""
         texts = [w.text for w in words]
         first = posixpath.basename(texts[0] or "")
+        passes = _passes_through(first)
+        if first in CONTAINER_RUNTIMES:  # `docker run --entrypoint bash IMAGE -c STRING`
+            box = read_container(words, 0, {})
+            if box is not None and box.entrypoint is not None \
+                    and posixpath.basename(box.entrypoint.text or "") in _SHELLS:
+                at = len(words) - len(box.args)
+                for j in range(at, len(texts) - 1):
+                    o = texts[j] or ""
+                    if not o.startswith("-"):
+                        break
+                    if not o.startswith("--") and "c" in o[1:] and fields[j + 1].shadow is not None:
+                        return at, fields[j + 1].shadow
+                return None
         for i, t in enumerate(texts):
             if t is None:
                 return None
             base = posixpath.basename(t)
-            if base in _SHELLS and (i == 0 or first in _PASS_THROUGH):
+            if base in _SHELLS and (i == 0 or passes):
                 j = i + 1
                 if base == "busybox" and j < len(texts) and texts[j] in ("sh", "ash"):
                     j += 1
@@ -1648,13 +1680,26 @@ class _Shell:
                         continue
                     if not o.startswith("--") and "c" in o[1:]:
                         if j + 1 < len(fields) and fields[j + 1].shadow is not None:
-                            return i, fields[j + 1].shadow, first in _ELSEWHERE
+                            return i, fields[j + 1].shadow
                         return None
                     j += 1
                 return None
-            if i > 0 and first not in _PASS_THROUGH:
+            if i > 0 and not passes:
                 return None
         return None
+
+    def remote_string(self, words: list[Word], fields: list[_Field]) -> tuple[int, _L] | None:
+        """``ssh [options] HOST COMMAND...``: the remote shell runs the words joined by blanks."""
+        if posixpath.basename(words[0].text or "") != "ssh":
+            return None
+        values = knowledge().wrappers["ssh"].values
+        j = 1
+        while j < len(words) and (words[j].text or "").startswith("-"):
+            j += 2 if words[j].text in values else 1
+        rest = fields[j + 1:]
+        if not rest or any(f.shadow is None or f.splat for f in rest):
+            return None
+        return j + 1, _join([f.shadow for f in rest if f.shadow is not None])
 
     def heredoc_text(self, heredoc: Any) -> _L | None:
         start = next((c for c in heredoc.children if c.type == "heredoc_start"), None)
@@ -1671,10 +1716,20 @@ class _Shell:
         built = acc.finish()
         return _join(built[0].shadow, "") if built else None
 
-    def nested_shell(self, string: _L, prefix: Sequence[Word], elsewhere: bool) -> None:
-        """A new shell process reads ``string``: it sees the exported variables only."""
+    def nested_shell(self, string: _L, prefix: Sequence[Word], away: Elsewhere | None) -> None:
+        """A new shell process reads ``string``: it sees the exported variables only.
+
+        ``away``: it runs in a container or on another host, with only the
+        environment given there (``docker run -e``) or one the file does not show.
+        """
         base: dict[str, _Var] = {}
-        if not elsewhere:
+        if away is not None:
+            for name, word in away.env.items():
+                value = _L(word.text, [(0, len(word.text), False, -1, -1)]) if word.text else _EMPTY
+                base[name] = _Var("scalar" if word.text is not None else "unknown",
+                                  value if word.text is not None else None, None,
+                                  exported=True, env=True, span=word.span)
+        else:
             for name, v in self.scope.visible().items():
                 if v.kind == "unset":
                     continue
@@ -1684,20 +1739,27 @@ class _Shell:
                 elif v.exported is None:
                     base[name] = v.with_(kind="unknown", value=None, env=in_env, exported=None,
                                          local=False, gen=0)
-        scope = _Scope(base, self.scope.open_ended or elsewhere)
+        scope = _Scope(base, away.open_ended if away is not None else self.scope.open_ended)
         scope.env_names = {k for k, v in base.items() if v.env}
-        shell = _Shell(self.ctx, string, scope, prefix=[*self.prefix, *prefix], nested=self.nested + 1)
+        shell = _Shell(self.ctx, string, scope, prefix=[*self.prefix, *prefix] if away is None else [],
+                       nested=self.nested + 1, image=away.image if away is not None else self.image)
         shell.run()
 
     def nested_parse(self, string: _L, scope: _Scope, prefix: Sequence[Word]) -> None:
         """``eval STRING``: the same shell reads ``string``."""
-        shell = _Shell(self.ctx, string, scope, prefix=[*self.prefix, *prefix], nested=self.nested + 1)
+        shell = _Shell(self.ctx, string, scope, prefix=[*self.prefix, *prefix], nested=self.nested + 1,
+                       image=self.image)
         shell.run()
 
 
 # --------------------------------------------------------------------------
 # Public API: shell
 # --------------------------------------------------------------------------
+
+def _passes_through(program: str) -> bool:
+    """Whether ``program ... bash -c STRING`` runs STRING (a wrapper or a container runtime)."""
+    return program in _PASS_THROUGH or program in CONTAINER_RUNTIMES or program in knowledge().wrappers
+
 
 def _caller_value(value: Any) -> tuple[str | None, Span | None]:
     if isinstance(value, Word):

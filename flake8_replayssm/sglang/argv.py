@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .. import config_files
-from ..argv import _Entry
+from ..argv import _Entry, placeholder
 from ..model import UNKNOWN, UNKNOWN_PART, Finding, Launch, Setting, Span, Word
 from .knowledge import Knowledge, Option, knowledge
 from .target import sglang_image_release
@@ -98,12 +98,13 @@ class _Parser:
 
     def positional_model(self, args: list[Word]) -> list[Word]:
         """``sglang serve MODEL ...``: the first word, when it is not a flag (0.5.16+)."""
-        if not args or args[0].splat:
+        if not args or args[0].splat or placeholder(args[0].text) == "arguments":
             return args
         first = args[0]
-        if first.text is not None and (first.text.startswith("-") or UNKNOWN_PART in first.text):
+        if first.text is not None and first.text.startswith("-"):
             return args
-        value = first.text if first.text is not None else UNKNOWN
+        unknown = first.text is None or UNKNOWN_PART in first.text or placeholder(first.text) is not None
+        value = UNKNOWN if unknown else first.text
         self.set(Setting("model", value, first.span, "", first.span))  # spelling "": positional
         return args[1:]
 
@@ -154,8 +155,10 @@ class _Parser:
     def step(self, args: list[Word], i: int) -> int:
         word = args[i]
         text = word.text
-        if text is None or UNKNOWN_PART in text:
-            self.launch.open_ended = True  # "$@", $EXTRA_ARGS, or a word we cannot read
+        if text is None or UNKNOWN_PART in text or placeholder(text) is not None:
+            # "$@", $EXTRA_ARGS, `...`: extra arguments the linter cannot see (DESIGN.md,
+            # "judge what is written"); a placeholder label says how they are written
+            self.launch.add_unseen(word.label or (text if placeholder(text) else None))
             return i + 1
         if text.startswith("--") and len(text) > 2:
             return self.long_option(args, i)
@@ -232,10 +235,6 @@ class _Parser:
             value_word, nxt_index = Word(inline, word.span), i + 1
         elif i + 1 < len(args):
             value_word, nxt_index = args[i + 1], i + 2
-            if value_word.splat:
-                self.set(Setting(option.name, UNKNOWN, word.span, spelling, value_word.span))
-                self.launch.open_ended = True
-                return nxt_index
         else:
             self.finding(word.span, "RSM106", f"argument {spelling}: expected one argument; fix: give it a value")
             return i + 1
@@ -246,8 +245,8 @@ class _Parser:
 
     def convert(self, option: Option, word: Word, spelling: str) -> Any:
         text = word.text
-        if text is None or UNKNOWN_PART in text:
-            return UNKNOWN
+        if text is None or UNKNOWN_PART in text or placeholder(text) is not None:
+            return UNKNOWN  # `--page-size $P`, `<size>`: the value, whatever it is
         if option.kind == "int":
             try:
                 return int(text)
@@ -275,8 +274,6 @@ class _Parser:
         nxt = args[i + 1]
         if nxt.text is not None and nxt.text.startswith("-") and not _is_number(nxt.text):
             return i + 1
-        if nxt.splat:
-            self.launch.open_ended = True
         return i + 2
 
     def set(self, setting: Setting) -> None:
@@ -291,6 +288,9 @@ class _Parser:
             key: Setting(key, word.text if word.text is not None else UNKNOWN, word.span, key, word.span)
             for key, word in self.entry.env.items()
         }
+        if self.launch.model is None and self.launch.unseen:
+            # `sglang serve "$@"`: the caller's arguments usually hold the model; do not guess
+            self.launch.model = Setting("model", UNKNOWN, self.launch.anchor, "")
         self.launch.release_hint = sglang_image_release(self.entry.image, self.know)
 
 

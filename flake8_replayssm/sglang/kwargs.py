@@ -9,7 +9,7 @@ CLI aliases are not fields, and a field a release does not have is a ``TypeError
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from ..model import UNKNOWN, Launch, Setting, Span
 from .knowledge import knowledge
@@ -19,14 +19,17 @@ CLASSES = frozenset({"Engine", "ServerArgs"})
 
 
 def launch_from_keywords(*, label: str, anchor: Span, model: Setting | None,
-                         keywords: Mapping[str, Setting], open_ended: bool,
+                         keywords: Mapping[str, Setting], unseen: Sequence[str],
                          env: Mapping[str, Setting], env_open_ended: bool = False,
                          base_dir: str | None = None) -> Launch | None:
-    """The launch an Engine/ServerArgs call performs (None for ``Engine(server_args=...)``)."""
+    """The launch an Engine/ServerArgs call performs (None for ``Engine(server_args=...)``).
+
+    ``unseen`` are the ``**kwargs`` / ``*args`` the frontend could not read.
+    """
     if "server_args" in keywords:
         return None
     know = knowledge()
-    launch = Launch(entry="python", anchor=anchor, env=dict(env), open_ended=open_ended,
+    launch = Launch(entry="python", anchor=anchor, env=dict(env), unseen=list(unseen),
                     env_open_ended=env_open_ended, label=label, base_dir=base_dir, form="kwargs",
                     engine="sglang")
     for name, setting in keywords.items():
@@ -43,6 +46,6 @@ def launch_from_keywords(*, label: str, anchor: Span, model: Setting | None,
         launch.options[canonical] = renamed
     if model is not None and model.value is not None:
         launch.model = Setting("model", model.value, model.span, model.spelling, model.value_span)
-    elif open_ended:
+    elif unseen:  # the model may be in the part we cannot see
         launch.model = Setting("model", UNKNOWN, anchor, "")
     return launch

@@ -26,8 +26,18 @@ _TAG = re.compile(r"v?(\d+\.\d+\.\d+)(?:\.post\d+)?(?:-[\w.]+)?")
 
 @dataclass(frozen=True)
 class Target:
+    """The SGLang release a launch is judged for (a table without checks before the first)."""
+
     release: Release
     reason: str
+
+    @property
+    def name(self) -> str:
+        return self.release.version
+
+    @property
+    def version(self) -> str:
+        return self.release.version
 
 
 def sglang_image_release(image: str | None, know: Knowledge) -> str | None:
