@@ -196,6 +196,12 @@ class _Parser:
         owner = self.abbreviated(raw)
         if owner is not None:
             return self.known_option(args, i, owner, raw, value)
+        meant = self.know.proposal_names.get(raw)
+        if meant is not None and meant in self.know.by_cli:
+            # the RFC's name: no release has it (judged per release with "did you mean")
+            option = self.know.by_cli[meant]
+            self.launch.history.append(Setting(option.name, UNKNOWN, word.span, raw))
+            return self.skip_value(args, i, option, value)
         return self.unknown_option(args, i, raw, bool(eq))
 
     def abbreviated(self, raw: str) -> Option | None:
@@ -206,9 +212,10 @@ class _Parser:
         """
         if len(raw) < 4:
             return None
-        ours = {self.know.by_cli[o].name: self.know.by_cli[o] for o in self.know.by_cli
-                if o.startswith(raw)}
-        return next(iter(ours.values())) if len(ours) == 1 else None
+        flags = sorted((o for o in self.know.by_cli if o.startswith(raw)), key=len)
+        # several of ours (``--enable-linear-replay``): the release decides whether the prefix
+        # is ambiguous; until then it stands for the shortest, which every release has
+        return self.know.by_cli[flags[0]] if flags else None
 
     def known_option(self, args: list[Word], i: int, option: Option, spelling: str,
                      inline: str | None) -> int:

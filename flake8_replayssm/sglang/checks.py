@@ -9,6 +9,8 @@ Unknown parts of the launch (and an unset GPU) are enumerated as scenarios
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -30,6 +32,26 @@ class ModelVerdict:
     architectures: tuple[str, ...]
     resolved: bool
     detail: str
+    #: whether the checkpoint has Mamba layers (its config.json's layer_types), when read
+    mamba_layers: bool | None = None
+
+
+def _mamba_layers(model: str, base: Path | None, model_dirs: Sequence[Path]) -> bool | None:
+    """``"mamba" in layer_types`` of a local checkpoint's config.json (GraniteMoeHybrid is
+    dense or hybrid by its layers, not by its architecture); None when there is none."""
+    candidates = [Path(os.path.expanduser(model))]
+    if base is not None:
+        candidates.append(base / model)
+    candidates += [d / model for d in model_dirs]
+    for folder in candidates:
+        config = folder / "config.json"
+        try:
+            if config.is_file() and config.stat().st_size < 4_000_000:
+                layers = json.loads(config.read_text(encoding="utf-8")).get("layer_types")
+                return "mamba" in layers if isinstance(layers, list) else None
+        except (OSError, ValueError, AttributeError):
+            return None
+    return None
 
 
 def model_verdict(launch: Launch, know: Knowledge, *, extra_models: Mapping[str, str],
@@ -44,7 +66,9 @@ def model_verdict(launch: Launch, know: Knowledge, *, extra_models: Mapping[str,
     resolution = resolve_model(setting.value, extra_models=extra_models, model_dirs=model_dirs, base_dir=base)
     if resolution.architecture is None:
         return ModelVerdict(stand_ins, False, resolution.detail)
-    return ModelVerdict((resolution.architecture,), True, resolution.detail)
+    layers = _mamba_layers(setting.value, base, model_dirs) \
+        if resolution.architecture in know.models.radix_by_layer_types else None
+    return ModelVerdict((resolution.architecture,), True, resolution.detail, layers)
 
 
 def _flag_span(launch: Launch, options: Mapping[str, Setting], check: Check, facts: Mapping[str, Any]) -> Span:
@@ -90,7 +114,8 @@ def run_checks(launch: Launch, options: Mapping[str, Setting], release: Release,
         first: tuple[Check, Scenario] | None = None
         holds = True
         for count, scenario in enumerate(scenarios(launch, options, release, gpus, verdict.architectures, know,
-                                                   vary=dimensions_for(read))):
+                                                   vary=dimensions_for(read),
+                                                   mamba_layers=verdict.mamba_layers)):
             failing = next((c for c in checks if _applies(c, scenario.facts) and c.when(scenario.facts)), None)
             if failing is None or count >= MAX_SCENARIOS:
                 holds = False

@@ -146,10 +146,8 @@ def _positional_problem(setting: Setting, launch: Launch, release: Release, know
 
 def problem(setting: Setting, launch: Launch, release: Release, know: Knowledge) -> Finding | None:
     """What ``release`` says about one written setting (None: accepted as written)."""
-    if setting.name == "model":
-        if setting.spelling == "" and launch.form == "argv":
-            return _positional_problem(setting, launch, release, know)
-        return None
+    if setting.name == "model" and (launch.form == "kwargs" or setting.spelling == ""):
+        return _positional_problem(setting, launch, release, know) if launch.form == "argv" else None
     if launch.form == "kwargs":
         return _keyword_problem(setting, release, know)
     return _flag_problem(setting, release, know) or _value_problem(setting, release, know)

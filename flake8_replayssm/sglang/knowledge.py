@@ -86,6 +86,7 @@ class Models:
     effect_unknown: frozenset[str]
     radix_by_layer_types: frozenset[str]
     kimi_decode_override: frozenset[str]
+    blackwell_attention_overrides: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,7 @@ def knowledge() -> Knowledge:
             effect_unknown=frozenset(models["effect_unknown"]),
             radix_by_layer_types=frozenset(models["radix_by_layer_types"]),
             kimi_decode_override=frozenset(models["kimi_decode_override"]),
+            blackwell_attention_overrides=frozenset(models["blackwell_attention_overrides"]),
         ),
         options=options,
         spellings=spellings,

@@ -14,6 +14,11 @@ of it, and three silent resolutions decide most ReplaySSM verdicts (reference §
 - **S4**, a decode backend ``flashkda`` inherited from ``--linear-attn-backend``
   falls back to ``triton``.
 
+Two more things change what the checks see: a PD decode server runs without the radix
+cache (unless ``--disaggregation-decode-enable-radix-cache``), and on Blackwell the
+Nemotron-H and Qwen3-Next families' overrides choose the attention backend and page size
+when ``--attention-backend`` is unset (release-dependent, so taken as unknown there).
+
 Where the launch leaves something unknown (a model in a variable, ``"$@"``, an
 unset GPU), each possible value becomes a scenario; a code is reported only when
 it fails in every scenario, so an unknown never causes a finding by itself.
@@ -46,18 +51,19 @@ UNKNOWN_CHOICES: dict[str, tuple[Any, ...]] = {
 
 #: which scenario dimensions each fact depends on: a code is enumerated only over the
 #: dimensions its checks can see
+_RADIX = frozenset({"architecture", "radix_layers", "radix_disabled", "disaggregation", "decode_radix"})
+_OVERRIDE = frozenset({"gpu", "architecture", "attention_backend", "blackwell_override"})
 FACT_DIMENSIONS: dict[str, frozenset[str]] = {
     "replay": frozenset({"replay"}),
     "spec": frozenset({"spec"}),
     "architecture": frozenset({"architecture"}),
     "radix_arch": frozenset({"architecture", "radix_layers"}),
-    "radix_disabled": frozenset({"radix_disabled"}),
-    "radix": frozenset({"architecture", "radix_layers", "radix_disabled"}),
+    "radix_disabled": _RADIX,
+    "radix": _RADIX,
     "strategy_given": frozenset({"strategy_given"}),
-    "strategy": frozenset({"architecture", "radix_layers", "radix_disabled", "strategy_given", "overlap_off",
-                           "page_size", "linear_backend"}),
-    "page_size": frozenset({"page_size"}),
-    "attention_backend": frozenset({"attention_backend"}),
+    "strategy": _RADIX | _OVERRIDE | {"strategy_given", "overlap_off", "page_size", "linear_backend"},
+    "page_size": _OVERRIDE | {"page_size"},
+    "attention_backend": _OVERRIDE,
     "decode": frozenset({"decode_given", "linear_backend", "gpu", "ssm_dtype", "architecture"}),
     "disaggregation": frozenset({"disaggregation"}),
     "cache_len": frozenset({"cache_len"}),
@@ -123,12 +129,13 @@ def effect_of(architecture: str, radix_layers: bool | None, release: Release, kn
 
 
 def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, gpus: Sequence[str],
-              architectures: Sequence[str], know: Knowledge,
-              vary: frozenset[str] | None = None) -> Iterator[Scenario]:
+              architectures: Sequence[str], know: Knowledge, vary: frozenset[str] | None = None,
+              mamba_layers: bool | None = None) -> Iterator[Scenario]:
     """Every concrete reading of ``launch`` on ``release``; ``options`` are those the release accepts.
 
     Only the dimensions in ``vary`` (all when None) take all their values; the others
-    keep their first, which is enough for checks that cannot see them.
+    keep their first, which is enough for checks that cannot see them.  ``mamba_layers``
+    is what a local config.json says about the model's layer types, if it was read.
     """
     def value(name: str) -> Any:
         setting = options.get(name)
@@ -144,13 +151,15 @@ def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, 
         ragged = ragged_env.value
     dims: dict[str, list[Any]] = {
         "architecture": list(architectures),
-        "radix_layers": [True, False],
+        "radix_layers": [True, False] if mamba_layers is None else [mamba_layers],
+        "blackwell_override": [None, (None, 1), ("trtllm_mha", 64)],
         "gpu": list(gpus),
         "replay": _bools(value("enable_linear_replayssm")),
         "spec": _bools(value("enable_linear_replayssm_spec")),
         "strategy_given": _choices(strategy_value, know.options["mamba_radix_cache_strategy"].choices),
         "overlap_off": _bools(value("disable_overlap_schedule")),
         "radix_disabled": _bools(value("disable_radix_cache")),
+        "decode_radix": _bools(value("disaggregation_decode_enable_radix_cache")),
         "page_size": _choices(_int(value("page_size")), UNKNOWN_CHOICES["page_size"]),
         "attention_backend": _choices(value("attention_backend"), UNKNOWN_CHOICES["attention_backend"]),
         "linear_backend": _choices(value("linear_attn_backend"), release.linear_attn_backends),
@@ -176,14 +185,22 @@ def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, 
         layered = arch in know.models.radix_by_layer_types
         if not layered and not d["radix_layers"]:
             continue  # the checkpoint's layers matter only for these models
+        if d["blackwell_override"] is not None and not (
+                d["gpu"] == "blackwell" and arch in know.models.blackwell_attention_overrides
+                and d["attention_backend"] is None):
+            continue  # the model overrides choose the attention backend only there
         yield _scenario(d, arch, layered, "mamba_radix_cache_strategy" in options, release, know)
 
 
 def _scenario(d: dict[str, Any], arch: str, layered: bool, strategy_written: bool, release: Release,
               know: Knowledge) -> Scenario:
     notes: dict[str, str] = {}
+    if d["blackwell_override"] is not None:
+        d = dict(d, attention_backend=d["blackwell_override"][0], page_size=d["blackwell_override"][1])
     radix_arch = arch in release.radix_archs and (d["radix_layers"] if layered else True)
-    radix = radix_arch and not d["radix_disabled"]
+    radix_disabled = d["radix_disabled"] or (d["disaggregation"] == "decode" and not d["decode_radix"])
+    d = dict(d, radix_disabled=radix_disabled)
+    radix = radix_arch and not radix_disabled
     strategy, overlap = _resolve_strategy(d, arch, radix, release, notes, strategy_written)
     decode = _resolve_decode(d, arch, release, know, notes)
     cache_len = d["cache_len"]
