@@ -32,7 +32,7 @@ _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
 
 #: a Python file can only launch vLLM through one of these
 PYTHON_LAUNCHERS = ("LLM(", "LLM as", "EngineArgs", "subprocess", "system(", "popen(", "Popen", "shlex",
-                    "create_subprocess", "engine_kwargs", "Engine(", "ServerArgs")
+                    "create_subprocess", "engine_kwargs", "Engine(", "Engine as", "ServerArgs")
 
 
 def has_trigger(text: str, kind: str | None = None) -> bool:

@@ -7,7 +7,7 @@ no finding that means "SGLang refuses"; SGLang refused it with a ReplaySSM-relat
 => the code for that error is among the findings, worded as SGLang words it; and what the
 linter derives (the radix-cache strategy, the overlap scheduler, the decode backend)
 equals what SGLang resolved.  Deliberate differences are listed, with the reason, in
-tests/conformance/sglang/replay.py and README.md.
+tests/conformance/sglang/sglang_replay.py and README.md.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "conformance" / "sglang"))
 
-import replay as sglang_replay  # noqa: E402
+import sglang_replay  # noqa: E402
 
 RELEASES = sglang_replay.releases()
 

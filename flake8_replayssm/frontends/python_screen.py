@@ -65,7 +65,7 @@ def _option_keyword() -> re.Pattern[str]:
 _LAUNCH_STRINGS = ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai", "'sglang'", '"sglang"',
                    "sglang serve", "sglang.launch_server", "lmsysorg/sglang")
 _PROCESS_WORDS = ("subprocess", "system(", "popen(", "Popen", "shlex", "create_subprocess")
-_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs", "engine_kwargs", "Engine(", "ServerArgs")
+_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs", "engine_kwargs", "Engine(", "Engine as", "ServerArgs")
 
 
 def _text_could_launch(text: str) -> bool:

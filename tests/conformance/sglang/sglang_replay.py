@@ -200,7 +200,7 @@ def value_mismatches(result: Replay) -> list[str]:
     return [f"{name}: linter {ours!r}, SGLang {theirs!r}" for name, ours, theirs in pairs if ours != theirs]
 
 
-if __name__ == "__main__":  # a quick agreement report: python tests/conformance/sglang/replay.py [FILE...]
+if __name__ == "__main__":  # a quick agreement report: python tests/conformance/sglang/sglang_replay.py [FILE...]
     import collections
     import sys
     import tempfile
