@@ -80,8 +80,9 @@ CASES = [
     Case("blackwell-bf16", "0.5.20", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16"}, "RSM301", gpu="blackwell"),
     Case("hopper-bf16", "0.5.20", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16"}, None, gpu="hopper"),
     Case("either-gpu-bf16", "0.5.20", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16"}, None),
-    Case("blackwell-bf16-pinned", "0.5.20", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16",
-                                              "linear_attn_decode_backend": "triton"}, None, gpu="blackwell"),
+    Case("blackwell-bf16-pinned", "0.5.20",
+         {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16", "linear_attn_decode_backend": "triton"}, None,
+         gpu="blackwell"),
     Case("kimi-blackwell", "0.5.16", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16"}, "RSM301", model=KIMI,
          gpu="blackwell"),
     Case("kimi-blackwell", "0.5.17", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16"}, None, model=KIMI,
@@ -190,7 +191,7 @@ def test_python_not_a_launch():
 
 
 def test_compose_and_kubernetes():
-    compose = f"""services:
+    compose = """services:
   sglang:
     image: lmsysorg/sglang:v0.5.16-cu129
     entrypoint: python3 -m sglang.launch_server
