@@ -70,3 +70,22 @@ def test_known_differences_are_few(tmp_path):
             known += sglang_replay.disagreement(result, allow_known=False) is not None
             total += 1
     assert 0 < known < 0.01 * total
+
+
+@pytest.mark.parametrize("release", sglang_replay.fix_releases())
+def test_fixed_launches_agree_with_sglang(release, tmp_path):
+    """Launches SGLang refused, after `replayssm-lint fix`, asked again (fixes-RELEASE.jsonl)."""
+    records = sglang_replay.load(f"fixes-{release}")
+    assert len(records) >= 100
+    problems = []
+    accepted = 0
+    for number, record in enumerate(records):
+        workdir = tmp_path / str(number)
+        workdir.mkdir()
+        result = sglang_replay.replay(record, workdir)
+        why = sglang_replay.disagreement(result)
+        if why:
+            problems.append(f"{record['id']}/{record['gpu']} {record['argv']}: {why}")
+        accepted += record["outcome"] == "ok"
+    assert problems == []
+    assert accepted > len(records) / 2

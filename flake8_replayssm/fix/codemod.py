@@ -642,7 +642,11 @@ class _Planner:
         before = len(self.edits)
         self.expect(launch)
         try:
-            if self.serve_config:
+            if launch.engine == "sglang":
+                from .sglang_fixes import plan as plan_sglang
+
+                plan_sglang(self, verdict, findings)
+            elif self.serve_config:
                 from .yaml_edits import plan_serve_config
 
                 plan_serve_config(self, verdict, findings)
@@ -1073,9 +1077,10 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
     return edits
 
 
-#: codes that mean "vLLM refuses to start"; a fix must never add one
+#: codes that mean "vLLM (or SGLang) refuses to start"; a fix must never add one
 FAILING_CODES = frozenset({"RSM001", "RSM002", "RSM003", "RSM004", "RSM005", "RSM006", "RSM007",
-                           "RSM008", "RSM009", "RSM104", "RSM106"})
+                           "RSM008", "RSM009", "RSM104", "RSM106", "RSM301", "RSM302", "RSM303",
+                           "RSM304", "RSM305", "RSM306", "RSM307"})
 
 
 def _refusals(text: str, kind: str, config: LintConfig, path: str | None) -> list[frozenset[str]]:

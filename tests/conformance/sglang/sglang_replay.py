@@ -63,6 +63,11 @@ def releases() -> list[str]:
     return sorted((n for n in names if re.fullmatch(r"\d+\.\d+\.\d+", n)), key=lambda v: [int(x) for x in v.split(".")])
 
 
+def fix_releases() -> list[str]:
+    """The releases whose fixed launches were asked again (files named fixes-RELEASE.jsonl)."""
+    return sorted(p.name[len("fixes-"):-len(".jsonl")] for p in HERE.glob("fixes-*.jsonl"))
+
+
 @dataclass
 class Replay:
     record: dict[str, Any]
@@ -124,8 +129,7 @@ KNOWN_DIFFERENCES: list[tuple[Any, str]] = [
     (lambda rec, codes: not _replayssm_written(rec) and _refused_with(rec, "RSM305", "RSM307"),
      "the no_buffer asserts (R5-R7) and R9 refuse launches without ReplaySSM too; the linter reports "
      "them only where a ReplaySSM flag is written"),
-    (lambda rec, codes: _blackwell_override(rec) and _refused_with(rec, "RSM302", "RSM305")
-     and not FAILING_CODES.intersection(codes) - {"RSM306"},
+    (lambda rec, codes: _blackwell_override(rec) and _refused_with(rec, "RSM302", "RSM305"),
      "on Blackwell the Nemotron-H / Qwen3-Next families choose the attention backend (trtllm_mha) and "
      "page size themselves when --attention-backend is unset, differently per release; the linter "
      "takes both as unknown there, so it does not report the no_buffer assert or the paged "
