@@ -187,4 +187,3 @@ def _plan_config(planner: Any, verdict: Any, findings: Sequence[Finding]) -> Non
         pairs.append(("linear-attn-decode-backend", "triton"))
     if pairs:
         cfg.insert_after(flag, pairs, "RSM302" if pairs[0][0].startswith("disable") else "RSM301")
-
