@@ -31,10 +31,12 @@ from .model import UNKNOWN, UNKNOWN_PART, Command, Finding, Launch, Setting, Spa
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-#: vLLM images whose entrypoint is `vllm serve`
-IMAGE_PATTERN = re.compile(r"(^|/)vllm-openai(:|@|$)")
+#: vLLM images whose entrypoint is `vllm serve` (also the ROCm, CPU and locally built variants:
+#: vllm/vllm-openai-rocm, vllm/vllm-openai-cpu, vllm-openai-nonroot from vLLM's docker docs)
+IMAGE_PATTERN = re.compile(r"(^|/)vllm-openai(-[a-z0-9]+)*(:|@|$)")
 #: SGLang's images: their tag is SGLang's release, and the command follows the image
 SGLANG_IMAGE_PATTERN = re.compile(r"(^|/)lmsysorg/sglang(:|@|$)")
+
 
 ConfigReader = Callable[[str, "str | None"], "config_files.ConfigArgs | None"]
 
@@ -92,6 +94,11 @@ def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> 
     i = 0
     while i < len(words):
         text = words[i].text
+        if _unknown_vllm(words, i):
+            text = "vllm"
+        elif text is None and words[i].splat and i + 1 < len(words):
+            i += 1  # `$PROFILER vllm serve ...`: an unseen wrapper, judged as written
+            continue
         if text is None or UNKNOWN_PART in text and not _ENV_ASSIGNMENT.match(text):
             return None
         if _ENV_ASSIGNMENT.match(text):
@@ -125,6 +132,13 @@ def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> 
     return None
 
 
+def _unknown_vllm(words: Sequence[Word], i: int) -> bool:
+    """``"$VLLM" serve`` with ``VLLM=$(command -v vllm)``: an unknown word named for vLLM
+    followed by ``serve`` is the vllm program."""
+    return words[i].text is None and "vllm" in (words[i].label or "").lower() \
+        and i + 1 < len(words) and words[i + 1].text == "serve"
+
+
 def _starts_program(text: str | None, know: Knowledge) -> bool:
     """Whether ``text`` is a program find_entry knows (where a wrapper's own words end)."""
     name = _basename(text)
@@ -141,6 +155,8 @@ def _after_wrapper(words: Sequence[Word], i: int, wrapper: Wrapper, know: Knowle
         j += 1
     while j < len(words):
         text = words[j].text
+        if _unknown_vllm(words, j):
+            return j
         if text is None or text == "--":
             j += 1
             continue
@@ -333,8 +349,13 @@ def _flag_name(text: str) -> str:
 def _parse_json(text: str) -> Any:
     value = json.loads(text)
     if isinstance(value, dict):
-        return {str(k).replace("-", "_"): v for k, v in value.items()}
+        return _dashless(value)
     return value
+
+
+def _dashless(value: dict[str, Any]) -> dict[str, Any]:
+    """vLLM's JSON options: dashes in top-level keys become underscores."""
+    return {str(k).replace("-", "_"): v for k, v in value.items()}
 
 
 def _dotted_value(text: str) -> Any:
@@ -344,9 +365,45 @@ def _dotted_value(text: str) -> Any:
         return text
 
 
+_JSON_HOLE = "__rsm_hole__"
+_JSON_PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\"]*>|(?<=[:\[,])\s*\{[A-Za-z_][\w.\-/ ]*\}")
+
+
+def _json_with_holes(text: str) -> Any:
+    """A JSON value part of which is unknown (``{"num_speculative_tokens": $N}``, a
+    ``<draft-model>`` placeholder): the known keys, the unknown parts as UNKNOWN.
+    Raises ValueError when the text is not JSON even then."""
+    marked = _JSON_PLACEHOLDER.sub(f'"{_JSON_HOLE}"', text.replace(UNKNOWN_PART, _JSON_HOLE))
+    try:
+        value = json.loads(marked)
+    except ValueError:  # a hole outside a string: `"k": $N`
+        value = json.loads(re.sub(rf'(?<!["\w]){_JSON_HOLE}(?!["\w])', f'"{_JSON_HOLE}"', marked))
+
+    def unhole(v: Any) -> Any:
+        if isinstance(v, str):
+            return UNKNOWN if _JSON_HOLE in v else v
+        if isinstance(v, list):
+            return [unhole(x) for x in v]
+        if isinstance(v, dict):
+            return {k: unhole(x) for k, x in v.items() if _JSON_HOLE not in k}
+        return v
+
+    return unhole(value)
+
+
 def _convert(kind: str, word: Word) -> tuple[Any, str | None]:
     """The value of ``word`` for an option of ``kind``, and an error text if argparse rejects it."""
     text = word.text
+    if text is not None and kind == "json" and (UNKNOWN_PART in text or "<" in text or "{" in text[1:]):
+        try:
+            value = _parse_json(text)
+        except ValueError:
+            try:
+                value = _json_with_holes(text)
+            except ValueError:
+                value = None
+        if value is not None:
+            return (_dashless(value) if isinstance(value, dict) else value), None
     if text is None or UNKNOWN_PART in text:
         return UNKNOWN, None
     if kind == "int":
@@ -640,15 +697,18 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
             return None
         if entry.image is None and command.image is not None:
             entry.image = command.image
+    reader = read_config or (config_files.reader_with_files(command.files) if command.files
+                             else config_files.read_config_file)
     if entry.kind.startswith("sglang"):
         from .sglang.argv import launch_from_entry
 
-        launch = launch_from_entry(entry, command.base_dir, read_config)
+        launch = launch_from_entry(entry, command.base_dir, reader)
         launch.env_open_ended = command.env_open_ended or entry.env_open_ended
         return launch
-    parser = _Parser(entry, know, command.base_dir, read_config or config_files.read_config_file)
+    parser = _Parser(entry, know, command.base_dir, reader)
     launch = parser.run(entry.args)
     launch.env_open_ended = command.env_open_ended or entry.env_open_ended
+    launch.group = command.group
     return launch
 
 

@@ -84,7 +84,10 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
     if data is None:
         return None
     if not any(needle in data for needle in _BYTE_NEEDLES):  # most files stop here, undecoded
-        return FileResult([], []) if kind else None
+        # ...unless every launch is to be listed, clean ones too (--show-launches)
+        if not (b"vllm" in data or b"LLM" in data or b"engine_kwargs" in data) \
+                or not (config() if callable(config) else config).inventory:
+            return FileResult([], []) if kind else None
     text = data.decode("utf-8", errors="replace")
     kind = kind or detect_kind(path, text)
     if kind is None:
@@ -111,7 +114,8 @@ def _overrides(ns: argparse.Namespace) -> dict[str, object]:
     return {"vllm_version": ns.vllm_version, "platform": ns.platform,
             "select": split_codes(ns.select) or None, "ignore": split_codes(ns.ignore),
             "enable": split_codes(ns.enable), "extra_args": ns.extra_args,
-            "sglang_version": ns.sglang_version, "gpu": ns.gpu}
+            "sglang_version": ns.sglang_version, "gpu": ns.gpu,
+            "inventory": bool(getattr(ns, "show_launches", False) or getattr(ns, "verbose", False)) or None}
 
 
 def config_for(path: str, overrides: dict[str, object]) -> LintConfig:
@@ -137,11 +141,12 @@ def _merge(base: LintConfig, overrides: dict[str, object]) -> LintConfig:
     ignore = base.ignore + tuple(overrides["ignore"])  # type: ignore[arg-type]
     enable = base.enable + tuple(overrides["enable"])  # type: ignore[arg-type]
     source = "--vllm-version" if overrides["vllm_version"] else None
-    sglang_source = "--sglang-version" if overrides["sglang_version"] else None
+    sglang_source = "--sglang-version" if overrides.get("sglang_version") else None
     return base.merged(vllm_version=overrides["vllm_version"], vllm_version_source=source,
-                       sglang_version=overrides["sglang_version"], sglang_version_source=sglang_source,
-                       gpu=overrides["gpu"],
+                       sglang_version=overrides.get("sglang_version"), sglang_version_source=sglang_source,
+                       gpu=overrides.get("gpu"),
                        platform=overrides["platform"], extra_args=overrides["extra_args"],
+                       inventory=overrides.get("inventory"),
                        select=overrides["select"], ignore=ignore or None, enable=enable or None)
 
 
@@ -199,6 +204,11 @@ def run_check(ns: argparse.Namespace) -> int:
         for r in results:
             for note in r.notes:
                 print(f"replayssm-lint: {note}", file=sys.stderr)
+            for line in report.inventory_lines(r.launches, r.unrecognised, r.path):
+                print(f"replayssm-lint: {line}", file=sys.stderr)
+    if ns.show_launches:
+        sys.stdout.write(report.with_inventory(ns.format, _render(ns.format, findings), results))
+        return 1 if findings else 0
     sys.stdout.write(_render(ns.format, findings))
     if errors:
         return 2
@@ -254,7 +264,12 @@ def parser() -> argparse.ArgumentParser:
     _add_target_options(check)
     check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     check.add_argument("--jobs", "-j", type=int, default=1, help="parallel processes")
-    check.add_argument("--verbose", "-v", action="store_true", help="say which release judged each launch")
+    check.add_argument("--verbose", "-v", action="store_true",
+                       help="say which release judged each launch, and list every launch seen (stderr)")
+    check.add_argument("--show-launches", action="store_true",
+                       help="also list every launch seen (clean ones too) and the lines that look like a "
+                            "launch where none was recognised (JSON: an object with findings, launches, "
+                            "unrecognised)")
     check.add_argument("--stdin-filename", help="read the file from stdin, named like this")
     fix = sub.add_parser("fix", help="rewrite launches into ones the target release accepts")
     _add_target_options(fix)
@@ -264,6 +279,8 @@ def parser() -> argparse.ArgumentParser:
     explain = sub.add_parser("explain", help="print a code's documentation")
     explain.add_argument("code", nargs="?")
     explain.add_argument("--all", action="store_true", help="list every code")
+    server = sub.add_parser("server", help="run the language server for editors (stdio)")
+    server.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead of stdio")
     return ap
 
 
@@ -278,6 +295,10 @@ def main(argv: Iterable[str] | None = None) -> int:
             return run_check(ns)
         if ns.command == "explain":
             return run_explain(ns)
+        if ns.command == "server":
+            from .lsp import run_server
+
+            return run_server(ns.tcp)
         if ns.command == "fix":
             from .fix.command import run_fix
 

@@ -52,6 +52,8 @@ class LintConfig:
     sglang_version_source: str = "explicit option"
     #: "hopper" or "blackwell" (SGLang switches the decode backend on Blackwell); None: both
     gpu: str | None = None
+    #: also list every launch seen and the launch-looking lines none covers (--show-launches)
+    inventory: bool = False
 
     def is_enabled(self, code: str) -> bool:
         """flake8-like: the longest matching prefix of select/ignore wins."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .model import Setting, Span, Word
 
@@ -27,9 +27,10 @@ class ConfigArgs:
     false_keys: list[Setting] = field(default_factory=list)
 
 
-def _span(node: Any, source: str | None) -> Span:
+def _span(node: Any, source: str | None, place: Callable[[Span], Span] | None = None) -> Span:
     start, end = node.start_mark, node.end_mark
-    return Span(start.line + 1, start.column, end.line + 1, end.column, source=source)
+    span = Span(start.line + 1, start.column, end.line + 1, end.column, source=source)
+    return place(span) if place is not None else span
 
 
 def _scalar_text(value: Any) -> str:
@@ -37,8 +38,12 @@ def _scalar_text(value: Any) -> str:
     return str(value)
 
 
-def config_args_from_text(text: str, source: str | None = None) -> ConfigArgs | None:
-    """The argv words of a serve config YAML, or None if it is not a mapping."""
+def config_args_from_text(text: str, source: str | None = None,
+                          place: Callable[[Span], Span] | None = None) -> ConfigArgs | None:
+    """The argv words of a serve config YAML, or None if it is not a mapping.
+
+    ``place`` moves spans of ``text`` into the file they are written in (a config written
+    by a here-document of the launching script)."""
     try:
         import yaml
 
@@ -58,7 +63,7 @@ def config_args_from_text(text: str, source: str | None = None) -> ConfigArgs | 
             value = constructor.construct_object(value_node, deep=True)
         except Exception:
             value = None
-        flag = Word("--" + key, _span(key_node, source))
+        flag = Word("--" + key, _span(key_node, source, place))
         if value is True:
             args.words.append(flag)
         elif value is False:
@@ -66,12 +71,25 @@ def config_args_from_text(text: str, source: str | None = None) -> ConfigArgs | 
         elif isinstance(value, list):
             args.words.append(flag)
             for item_node, item in zip(getattr(value_node, "value", []), value):
-                args.words.append(Word(_scalar_text(item), _span(item_node, source)))
+                args.words.append(Word(_scalar_text(item), _span(item_node, source, place)))
         elif isinstance(value, dict):
-            args.words.extend([flag, Word(json.dumps(value, default=str), _span(value_node, source))])
+            args.words.extend([flag, Word(json.dumps(value, default=str), _span(value_node, source, place))])
         else:
-            args.words.extend([flag, Word(_scalar_text(value), _span(value_node, source))])
+            args.words.extend([flag, Word(_scalar_text(value), _span(value_node, source, place))])
     return args
+
+
+def reader_with_files(files: dict[str, tuple[str, Callable[[Span], Span]]]) -> Callable[
+        [str, str | None], ConfigArgs | None]:
+    """A ``--config`` reader that finds the files the launching script writes itself first."""
+    def read(path: str, base_dir: str | None) -> ConfigArgs | None:
+        written = files.get(os.path.normpath(path))
+        if written is not None:
+            text, place = written
+            return config_args_from_text(text.replace("\x00", ""), place=place)
+        return read_config_file(path, base_dir)
+
+    return read
 
 
 def read_config_file(path: str, base_dir: str | None) -> ConfigArgs | None:

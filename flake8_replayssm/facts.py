@@ -120,8 +120,13 @@ def _int_or_unknown(value: Any) -> Any:
         return UNKNOWN
 
 
-def spec_candidates(launch: Launch, options: Mapping[str, Setting]) -> list[tuple[int, str | None]]:
-    """(num_speculative_tokens, method) pairs the launch may mean."""
+def spec_candidates(launch: Launch, options: Mapping[str, Setting],
+                    draft_method: str | None = None) -> list[tuple[int, str | None]]:
+    """(num_speculative_tokens, method) pairs the launch may mean.
+
+    ``draft_method`` is what vLLM infers from the draft model's own config when no method is
+    given (the validator resolved the draft through the model table: a plain causal LM is
+    ``draft_model``)."""
     config = _value(launch, options, "speculative_config")
     tokens = _int_or_unknown(_value(launch, options, "spec_tokens"))
     method = _value(launch, options, "spec_method")
@@ -139,8 +144,9 @@ def spec_candidates(launch: Launch, options: Mapping[str, Setting]) -> list[tupl
         tokens = UNKNOWN
     token_choices = [tokens] if tokens is not UNKNOWN else [1, 4, 32]
     token_choices = [t for t in token_choices if isinstance(t, int) and t > 0] or [1]
-    if method is None and isinstance(config, dict):
-        method = infer_spec_method(config.get("model"))
+    if method is None:
+        draft = config.get("model") if isinstance(config, dict) else _value(launch, options, "spec_model")
+        method = infer_spec_method(draft) or draft_method
     if method is UNKNOWN or not isinstance(method, str):
         methods: Sequence[str | None] = _UNKNOWN_SPEC_METHODS
     else:
@@ -259,7 +265,8 @@ def is_disable_alias(spelling: str) -> bool:
 
 
 def scenarios(launch: Launch, release: Release, platform: str, architectures: Sequence[str],
-              know: Knowledge, vary: frozenset[str] | None = None) -> Iterator[Scenario]:
+              know: Knowledge, vary: frozenset[str] | None = None,
+              draft_method: str | None = None) -> Iterator[Scenario]:
     """Every concrete reading of ``launch`` on ``release``, likeliest-valid first.
 
     Only the dimensions in ``vary`` (all when None) take all their values; the
@@ -291,7 +298,7 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
     dims = {
         "architecture": list(architectures),
         "use_replayssm": _bool_choices(use_value),
-        "spec": spec_candidates(launch, options),
+        "spec": spec_candidates(launch, options, draft_method),
         "backend": _choices(backend_value if backend_value is not None else know.default_backend,
                             know.valid_backends),
         "pc_explicit": [None] if pc_value is None else _bool_choices(pc_value),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any, Mapping
 
@@ -105,6 +105,10 @@ class Knowledge:
     unresolved_stand_ins: tuple[str, ...]
     default_model: str
     default_model_architecture: str
+
+    @cached_property
+    def long_option_set(self) -> frozenset[str]:
+        return frozenset(self.long_options)
 
     @property
     def newest(self) -> Release:

@@ -17,6 +17,7 @@ from typing import Callable
 
 from .config import LintConfig
 from .engine import Verdict, judge
+from .inventory import LAUNCH_LOOKING, LaunchNote, Unrecognised, launch_notes, unrecognised_lines
 from .model import Command, Finding, Launch, Span
 from .noqa import suppressed
 
@@ -73,6 +74,10 @@ class FileResult:
     error: str | None = None
     #: one line per launch: which release judged it and why (for --verbose)
     notes: list[str] = field(default_factory=list)
+    #: with LintConfig.inventory: every launch seen, and launch-looking lines none covers
+    launches: list[LaunchNote] = field(default_factory=list)
+    unrecognised: list[Unrecognised] = field(default_factory=list)
+    path: str = ""
 
 
 def _shell(text: str, base_dir: str | None) -> list[Command]:
@@ -129,7 +134,14 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[La
     if yaml_manifests.is_serve_config(text):
         launch = launch_from_serve_config(text, base_dir=base_dir)
         return [launch] if launch is not None else []
-    return _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir))
+    launches = _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir)) \
+        + yaml_manifests.ray_launches_in_yaml(text, base_dir=base_dir)
+    for kind, inner, place in yaml_manifests.embedded_documents(text):
+        # a recipe's `guide: |` Markdown, a pod patch in an annotation: that kind, placed here
+        found = _markdown_launches(inner, base_dir, path) if kind == "markdown" \
+            else _yaml_launches(inner, base_dir, path)
+        launches += [_move(launch, place) for launch in found]
+    return launches
 
 
 def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
@@ -162,9 +174,15 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
     from .argv import launch_from_serve_config
 
     launches = _commands_to_launches(markdown.commands_in_markdown(text, path=path, base_dir=base_dir))
-    for first_line, source in markdown.python_blocks_of_markdown(text):
-        if has_trigger(source, "python"):
-            launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
+    program = markdown.python_program_of_markdown(text)
+    together = _python_launches_or_none(program[0], base_dir) \
+        if program is not None and has_trigger(program[0], "python") else None
+    if together is not None:  # the page's blocks as one program, as a notebook's cells are
+        launches += [_shifted(launch, 0, program[1]) for launch in together]  # type: ignore[index]
+    else:
+        for first_line, source in markdown.python_blocks_of_markdown(text):
+            if has_trigger(source, "python"):
+                launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
     for first_line, body, indents in markdown.serve_configs_of_markdown(text):
         launch = launch_from_serve_config(body, base_dir=base_dir)
         if launch is not None:
@@ -257,14 +275,15 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
 
 def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None) -> FileResult:
     """Findings for one text, ``# noqa`` applied as flake8 does (not inside notebooks)."""
-    if not has_trigger(text, kind):
+    if not has_trigger(text, kind) and not (config.inventory and LAUNCH_LOOKING.search(text)):
         return FileResult([], [])
     verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
     findings: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
     lines = text.splitlines()
-    for verdict in verdicts:
-        for finding in verdict.findings:
+    held = _held_by_every_reading(verdicts)
+    for verdict, reported in zip(verdicts, held):
+        for finding in reported:
             key = (finding.span, finding.code)
             if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
                 continue
@@ -279,7 +298,56 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
              f"{'SGLang' if v.launch.engine == 'sglang' else 'vLLM'} {v.target.name} ({v.target.reason}); "
              f"model: {v.model_detail}"
              for v in verdicts]
-    return FileResult(verdicts, findings, notes=notes)
+    result = FileResult(verdicts, findings, notes=notes, path=path or "")
+    if config.inventory:
+        result.launches = launch_notes(verdicts, held)
+        result.unrecognised = unrecognised_lines(_candidate_lines(text, kind), verdicts)
+    return result
+
+
+def _candidate_lines(text: str, kind: str) -> list[tuple[int | None, int, str]]:
+    """(cell, line, text) of the lines a launch could be written on: a Markdown page's (and
+    a notebook's markdown cells') code blocks, a notebook's code cells, any line elsewhere."""
+    if kind == "markdown":
+        from .frontends.markdown import code_lines_of_markdown
+
+        return [(None, line, body) for line, body in code_lines_of_markdown(text)]
+    if kind == "notebook":
+        from .frontends import notebook
+        from .frontends.markdown import code_lines_of_markdown
+
+        out: list[tuple[int | None, int, str]] = []
+        for cell, source in notebook.python_cells_of_notebook(text):
+            out += [(cell, k + 1, line) for k, line in enumerate(notebook.cell_source(text, cell).split("\n"))]
+        for cell, source in notebook.markdown_cells_of_notebook(text):
+            out += [(cell, line, body) for line, body in code_lines_of_markdown(source)]
+        return out
+    return [(None, k + 1, line) for k, line in enumerate(text.split("\n"))]
+
+
+def _held_by_every_reading(verdicts: list[Verdict]) -> list[tuple[Finding, ...]]:
+    """The findings to report of each verdict.
+
+    Launches of one group are one written launch read with each value a variable may
+    take (an ``if``/``else``, a ``case``, ``a if c else b``): a code is reported once,
+    where its first reading has it, and only if every reading has it (DESIGN.md: a
+    finite set of values is that set).
+    """
+    groups: dict[int, list[Verdict]] = {}
+    for verdict in verdicts:
+        if verdict.launch.group is not None:
+            groups.setdefault(verdict.launch.group, []).append(verdict)
+    out = []
+    for verdict in verdicts:
+        members = groups.get(verdict.launch.group) if verdict.launch.group is not None else None
+        if members is None:
+            out.append(verdict.findings)
+        elif members[0] is not verdict:
+            out.append(())
+        else:
+            common = set.intersection(*({f.code for f in m.findings} for m in members))
+            out.append(tuple(f for f in verdict.findings if f.code in common))
+    return out
 
 
 def check_source(text: str, kind: str = "python", *, vllm_version: str | None = None,

@@ -206,3 +206,6 @@ class Command:
     base_dir: str | None = None
     #: the :attr:`Launch.group` of the launch this command performs (variants of one command)
     group: int | None = None
+    #: files the same script writes before the command (a here-document): path -> (text, a
+    #: function moving a span of that text to where it is written), for ``--config PATH``
+    files: dict[str, tuple[str, Any]] = field(default_factory=dict)

@@ -8,10 +8,14 @@ within that cell.
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from . import __version__
 from .model import Finding
+
+if TYPE_CHECKING:
+    from .inventory import LaunchNote, Unrecognised
+    from .lint import FileResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -91,3 +95,22 @@ def sarif(findings: Sequence[Finding], rules: Iterable[tuple[str, str, str]]) ->
                   "results": results}],
     }
     return json.dumps(doc, indent=2) + "\n"
+
+
+def inventory_lines(launches: Sequence[LaunchNote], unrecognised: Sequence[Unrecognised], path: str) -> list[str]:
+    """Text lines for every launch seen and every launch-looking line none covers."""
+    return [note.text(path) for note in launches] + [u.line_text(path) for u in unrecognised]
+
+
+def with_inventory(fmt: str, rendered: str, results: Sequence[FileResult]) -> str:
+    """The findings as ``fmt`` renders them, with what was seen (``--show-launches``): JSON
+    becomes ``{"findings": [...], "launches": [...], "unrecognised": [...]}``; other formats
+    get the inventory's text lines after the findings."""
+    if fmt == "json":
+        return json.dumps({
+            "findings": json.loads(rendered),
+            "launches": [n.as_dict(r.path) for r in results for n in r.launches],
+            "unrecognised": [u.as_dict(r.path) for r in results for u in r.unrecognised],
+        }, indent=2) + "\n"
+    lines = [line for r in results for line in inventory_lines(r.launches, r.unrecognised, r.path)]
+    return rendered + "".join(line + "\n" for line in lines)

@@ -9,7 +9,7 @@ when it fails in all of them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -33,11 +33,43 @@ class ModelVerdict:
     resolved: bool
     detail: str
     model: str | None
+    #: the speculative method vLLM infers from the draft model's config, when none is given
+    draft_method: str | None = None
+
+
+#: draft architectures vLLM gives a method of its own (EAGLE, MTP, Medusa, DFlash...): anything
+#: else that is a model of its own is a ``draft_model`` (config/speculative.py, "Automatically
+#: detect the method")
+_SPECIAL_DRAFT = ("eagle", "mtp", "medusa", "speculator", "dflash", "dspark", "glimmer")
+
+
+def draft_method(launch: Launch, *, extra_models: Mapping[str, str], model_dirs: Sequence[Path]) -> str | None:
+    """``draft_model`` when the launch names a draft (``{"model": ...}`` / ``--spec-model``) with
+    no method, and the draft resolves to a plain causal LM; None when that is not known."""
+    config = launch.options.get("speculative_config")
+    spec_model = launch.options.get("spec_model")
+    draft = config.value.get("model") if config is not None and isinstance(config.value, dict) else (
+        spec_model.value if spec_model is not None else None)
+    if not isinstance(draft, str) or draft in ("ngram", "[ngram]"):
+        return None
+    base = Path(launch.base_dir) if launch.base_dir else None
+    arch = resolve_model(draft, extra_models=extra_models, model_dirs=model_dirs, base_dir=base).architecture
+    if arch is None or any(marker in arch.lower() for marker in _SPECIAL_DRAFT):
+        return None
+    return "draft_model"
 
 
 def model_verdict(launch: Launch, know: Knowledge, *, extra_models: Mapping[str, str],
                   model_dirs: Sequence[Path]) -> ModelVerdict:
-    """Resolve the served model to architectures: overrides, then the model id."""
+    """Resolve the served model to architectures: overrides, then the model id (and the
+    draft model, for the speculative method vLLM would infer from it)."""
+    verdict = _model_verdict(launch, know, extra_models=extra_models, model_dirs=model_dirs)
+    method = draft_method(launch, extra_models=extra_models, model_dirs=model_dirs)
+    return replace(verdict, draft_method=method) if method else verdict
+
+
+def _model_verdict(launch: Launch, know: Knowledge, *, extra_models: Mapping[str, str],
+                   model_dirs: Sequence[Path]) -> ModelVerdict:
     stand_ins = know.unresolved_stand_ins
     impl = launch.options.get("model_impl")
     if impl is not None and impl.value == "transformers":
@@ -103,7 +135,8 @@ def run_checks(launch: Launch, release: Release, platform: str, verdict: ModelVe
         first: tuple[Check, Scenario] | None = None
         holds = True
         for count, scenario in enumerate(scenarios(launch, release, platform, verdict.architectures,
-                                                   know, vary=dimensions_for(read))):
+                                                   know, vary=dimensions_for(read),
+                                                   draft_method=verdict.draft_method)):
             failing = next((c for c in checks if _applies(c, scenario) and c.when(scenario.facts)), None)
             if failing is None or count >= MAX_SCENARIOS:
                 holds = False

@@ -34,6 +34,18 @@ What it measures
    tree, to keep the whole run near ten minutes on two cores; the sample's
    share of trigger files is printed beside the tree's.
 
+3. ``--lsp``: the language server's latency, from a ``didChange`` to the
+   ``publishDiagnostics`` of that version, for a 300-line shell script and a
+   300-line Python module (both with ReplaySSM launches, so they are parsed and
+   judged, not rejected by the pre-filter).  The server runs as editors run it
+   (``replayssm-lint server`` on stdio, driven by pygls's client), whole texts
+   are sent as the server asks.  Three figures per file: the lint alone
+   (``lint_text`` in this process), an isolated edit end to end (edits spaced
+   more than the debounce apart: the debounce's leading edge lints at once), and
+   the last edit of a burst (five edits 20 ms apart: linted once, a debounce
+   after the last), each the median of ``--lsp-edits`` edits.  Needs the ``lsp``
+   extra; no tree is needed (``--lsp`` alone runs only this part).
+
 Runs alternate (grep, CLI, ..., flake8 without/with in ABBA order) for up to
 ``--repeat`` rounds, and the medians are reported with their count.  Rounds
 after the first run only while ``--budget`` seconds allow another round.
@@ -257,7 +269,7 @@ def print_series(rows: list[Series]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--vllm-tree", required=True, type=Path, help="an unpacked vLLM source tree")
+    ap.add_argument("--vllm-tree", type=Path, help="an unpacked vLLM source tree")
     ap.add_argument("--scale", type=int, default=10, help="copies of the tree in the large tree (default 10)")
     ap.add_argument("--repeat", type=int, default=3, help="rounds of alternating runs at most (default 3)")
     ap.add_argument("--budget", type=float, default=540.0,
@@ -271,7 +283,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hardlink", action="store_true", help="hard-link the copies of the large tree")
     ap.add_argument("--workdir", type=Path, help="where to build trees (default: a new temporary directory)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--lsp", action="store_true", help="measure the language server's latency (section 3)")
+    ap.add_argument("--lsp-edits", type=int, default=30, help="edits per latency figure (default 30)")
     ns = ap.parse_args(argv)
+
+    if ns.vllm_tree is None:
+        if not ns.lsp:
+            ap.error("--vllm-tree is required (or --lsp alone for the language server's latency)")
+        return lsp_latency(ns.lsp_edits)
 
     tree = ns.vllm_tree.resolve()
     if not tree.is_dir():
@@ -412,6 +431,165 @@ def _run(ns: argparse.Namespace, tree: Path, work: Path, start: float) -> int:
     findings = sorted({s.out_lines for s in cli_base.samples})
     print(f"  replayssm-lint findings on vLLM's own tree: {findings} (DESIGN.md precision bar: none)")
     print(f"\nload average at end: {load()}; total {time.perf_counter() - start:.0f}s")
+    return lsp_latency(ns.lsp_edits) if ns.lsp else 0
+
+
+# ---------------------------------------------------------------- language server
+
+
+NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
+
+
+def shell_script(lines: int = 300) -> str:
+    """A deployment script of ``lines`` lines: helpers, a case, loops, three vLLM launches."""
+    out = ["#!/usr/bin/env bash", "set -euo pipefail", f'MODEL="${{MODEL:-{NANO}}}"', "PORT=${PORT:-8000}", ""]
+    tail = 11
+    block = 0
+    while len(out) + 9 + tail <= lines:
+        block += 1
+        out += [f"# step {block}: fetch and check the shard",
+                f"fetch_{block}() {{",
+                f'  local dest="/data/shard-{block}"',
+                '  mkdir -p "$dest"',
+                f'  for part in a b c; do curl -fsSL "https://example.invalid/{block}/$part" -o "$dest/$part"; done',
+                '  sha256sum "$dest"/* > "$dest/SUMS"',
+                "}",
+                f'if [[ -n "${{SKIP_{block}:-}}" ]]; then echo "skip {block}"; else fetch_{block}; fi',
+                ""]
+    out += ['case "${1:-serve}" in',
+            "  serve)",
+            '    vllm serve "$MODEL" --use-replayssm --port "$PORT" \\',
+            "      --mamba-backend flashinfer --max-model-len 32768",
+            "    ;;",
+            "  bench)",
+            f"    VLLM_USE_V2_MODEL_RUNNER=0 vllm serve {NANO} --use-replayssm --port 8001 &",
+            '    vllm bench serve --model "$MODEL" --num-prompts 100',
+            "    ;;",
+            "esac",
+            f"python -m vllm.entrypoints.openai.api_server --model {NANO} --use-replayssm --mamba-cache-mode all"]
+    out[-tail:-tail] = ["# (padding)"] * (lines - len(out))
+    return "\n".join(out) + "\n"
+
+
+def python_module(lines: int = 300) -> str:
+    """A driver module of ``lines`` lines: dataclasses, helpers, a subprocess launch, ``LLM(...)``."""
+    out = ['"""Serve and query a hybrid model."""', "from __future__ import annotations", "",
+           "import argparse", "import subprocess", "from dataclasses import dataclass, field", "",
+           "from vllm import LLM, SamplingParams", "", f'MODEL = "{NANO}"', ""]
+    tail = 14
+    block = 0
+    while len(out) + 14 + tail <= lines:
+        block += 1
+        out += ["", "@dataclass",
+                f"class Job{block}:",
+                f'    """One batch of prompts ({block})."""', "",
+                "    prompts: list[str] = field(default_factory=list)",
+                "    max_tokens: int = 128", "",
+                "    def sampling(self) -> SamplingParams:",
+                "        return SamplingParams(max_tokens=self.max_tokens, temperature=0.0)", "",
+                "    def shard(self, n: int) -> list[list[str]]:",
+                "        return [self.prompts[i::n] for i in range(n)]", ""]
+    out += ["", "def serve(port: int) -> subprocess.Popen:",
+            "    argv = ['vllm', 'serve', MODEL, '--use-replayssm', '--port', str(port),",
+            "            '--mamba-backend', 'flashinfer']",
+            "    return subprocess.Popen(argv)", "",
+            "def offline(prompts: list[str]) -> list[str]:",
+            "    llm = LLM(MODEL, use_replayssm=True, mamba_cache_mode='all')",
+            "    return [o.outputs[0].text for o in llm.generate(prompts)]", "",
+            "if __name__ == '__main__':",
+            "    ap = argparse.ArgumentParser()",
+            "    ap.add_argument('--port', type=int, default=8000)",
+            "    serve(ap.parse_args().port).wait()"]
+    out[-tail:-tail] = ["# (padding)"] * (lines - len(out))
+    return "\n".join(out) + "\n"
+
+
+def lsp_latency(edits: int) -> int:
+    """Section 3: didChange -> publishDiagnostics of the language server (see the module docstring)."""
+    try:
+        import asyncio
+
+        from lsprotocol import types
+        from pygls.lsp.client import LanguageClient
+    except ImportError:
+        print('the language server benchmark needs the lsp extra: pip install "flake8-replayssm[lsp]"')
+        return 2
+    from flake8_replayssm.config import LintConfig
+    from flake8_replayssm.lint import lint_text
+    from flake8_replayssm.lsp.settings import DEFAULT_DEBOUNCE_MS
+
+    files = [("shell", "serve.sh", "shellscript", shell_script()), ("python", "driver.py", "python", python_module())]
+    print("\nlanguage server: didChange -> publishDiagnostics (median of "
+          f"{edits} edits; debounce {DEFAULT_DEBOUNCE_MS} ms, the default)")
+    print(f"  load average at start: {load()}")
+
+    def edited(text: str, i: int) -> str:  # a comment changes: the whole file is linted again
+        return text.replace("\n", f"\n# edit {i}\n", 1)
+
+    for kind, _, _, text in files:
+        config = LintConfig()
+        findings = lint_text(text, kind, config).findings
+        wall, cpu = [], []
+        for i in range(edits):
+            t0, c0 = time.perf_counter(), time.process_time()
+            lint_text(edited(text, i), kind, config)
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+        print(f"  {kind:6} {text.count(chr(10))} lines, {len(findings)} findings: "
+              f"lint alone {1000 * statistics.median(wall):.1f} ms (CPU {1000 * statistics.median(cpu):.1f} ms)")
+
+    async def drive() -> None:
+        client = LanguageClient("replayssm-benchmark", "1")
+        seen: dict[tuple[str, int], float] = {}
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def published(params: types.PublishDiagnosticsParams) -> None:
+            seen.setdefault((params.uri, params.version or 0), time.perf_counter())
+
+        async def wait(uri: str, version: int) -> float:
+            while (uri, version) not in seen:
+                await asyncio.sleep(0.0005)
+            return seen[(uri, version)]
+
+        work = Path(tempfile.mkdtemp(prefix="replayssm-lsp-bench-"))
+        await client.start_io(sys.executable, "-m", "flake8_replayssm", "server")
+        await client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=work.as_uri()))
+        client.initialized(types.InitializedParams())
+        delay = DEFAULT_DEBOUNCE_MS / 1000
+        for kind, name, language, text in files:
+            uri = (work / name).as_uri()
+            client.text_document_did_open(types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri, language, 0, text)))
+            await wait(uri, 0)
+            version, isolated, burst = 0, [], []
+            for i in range(edits):
+                await asyncio.sleep(delay + 0.05)  # quiet: the next edit is linted at once
+                version += 1
+                t0 = time.perf_counter()
+                client.text_document_did_change(types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(version, uri),
+                    [types.TextDocumentContentChangeWholeDocument(edited(text, i))]))
+                isolated.append(await wait(uri, version) - t0)
+            for i in range(max(3, edits // 3)):
+                await asyncio.sleep(delay + 0.05)
+                for j in range(5):
+                    version += 1
+                    t0 = time.perf_counter()
+                    client.text_document_did_change(types.DidChangeTextDocumentParams(
+                        types.VersionedTextDocumentIdentifier(version, uri),
+                        [types.TextDocumentContentChangeWholeDocument(edited(text, 1000 * i + j))]))
+                    await asyncio.sleep(0.02 if j < 4 else 0)
+                burst.append(await wait(uri, version) - t0)
+            print(f"  {kind:6} isolated edit, end to end {1000 * statistics.median(isolated):.1f} ms "
+                  f"(max {1000 * max(isolated):.1f}); last of a burst of 5 {1000 * statistics.median(burst):.1f} ms")
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+    asyncio.run(drive())
+    print(f"  load average at end: {load()}")
     return 0
 
 

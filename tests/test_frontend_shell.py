@@ -131,13 +131,33 @@ def test_self_default_assignment_takes_the_default():
     assert c.words[2].text == NANO
 
 
-def test_reassignment_in_a_branch_makes_the_variable_unknown():
-    c = only("""\
+def test_a_branch_gives_a_variable_a_set_of_values_and_the_command_is_read_once_per_value():
+    found = cmds("""\
         M=a
         if [ -n "$BIG" ]; then M=b; fi
         vllm serve "$M"
         """)
-    assert c.words[2].text is None
+    assert sorted(c.words[2].text for c in found) == ["a", "b"]
+    assert found[0].group is not None and found[0].group == found[1].group
+    assert all(c.words[2].span == found[0].words[2].span for c in found)  # the "$M" word
+
+
+def test_a_branch_that_exits_sets_nothing_seen_after_it():
+    found = cmds("""\
+        case "$SIZE" in
+          small) M=org/small ;;
+          big) M=org/big ;;
+          *) echo "unknown size"; exit 1 ;;
+        esac
+        vllm serve $M
+        """)
+    assert sorted(c.words[2].text for c in found) == ["org/big", "org/small"]
+
+
+def test_too_many_combinations_are_unknown():
+    script = "".join(f'if [ "$A{k}" ]; then V{k}=x{k}; else V{k}=y{k}; fi\n' for k in range(5))
+    found = cmds(script + "vllm serve $V0 $V1 $V2 $V3 $V4\n")
+    assert len(found) == 1 and found[0].words[2].text is None
 
 
 def test_straight_line_reassignment_and_agreeing_branches_are_known():
@@ -150,9 +170,12 @@ def test_straight_line_reassignment_and_agreeing_branches_are_known():
         vllm serve $N $C
         [ -z "$P" ] && P=default
         vllm serve $P
+        if [ -z "$Q" ]; then Q=fallback; fi
+        vllm serve $Q
         """)
     assert [texts(c) for c in found] == [
-        ["vllm", "serve", "b"], ["vllm", "serve", "k", "z"], ["vllm", "serve", None]]
+        ["vllm", "serve", "b"], ["vllm", "serve", "k", "z"], ["vllm", "serve", "default"],
+        ["vllm", "serve", "fallback"]]  # `[ -z "$P" ] && P=x` is a default, the script's own choice
 
 
 def test_positional_parameters_are_unknown():
@@ -237,13 +260,25 @@ def test_array_star_index_and_empty_array():
     assert texts(c) == ["vllm", "serve", "m", "--a b c", "b", "c", "--a"]
 
 
-def test_conditionally_extended_or_unknown_array_is_a_splat():
-    c = only("""\
+def test_conditionally_extended_array_is_either_value_and_an_unknown_array_a_splat():
+    found = cmds("""\
         EXTRA=()
         if [ "$SPEC" = 1 ]; then EXTRA+=(--speculative-config '{"method":"mtp"}'); fi
         vllm serve m "${EXTRA[@]}" "${NEVER[@]}"
         """)
-    assert [(w.text, w.splat) for w in c.words[3:]] == [(None, True), (None, True)]
+    assert sorted(([(w.text, w.splat) for w in c.words[3:]] for c in found), key=len) == [
+        [(None, True)],
+        [("--speculative-config", False), ('{"method":"mtp"}', False), (None, True)]]
+    assert found[0].group == found[1].group
+
+
+def test_an_array_extended_in_a_loop_is_a_splat():
+    c = only("""\
+        EXTRA=()
+        for f in "$@"; do EXTRA+=(--lora "$f"); done
+        vllm serve m "${EXTRA[@]}"
+        """)
+    assert [(w.text, w.splat) for w in c.words[3:]] == [(None, True)]
 
 
 def test_pass_through_arguments_are_splats():

@@ -22,8 +22,8 @@ LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
 def found(text: str, kind: str = "shell", release: str = "0.33.0", **config) -> list[tuple[int, str]]:
     cfg = LintConfig(vllm_version=release, **config)
-    return sorted((f.span.line, f.code) for f in check_source(textwrap.dedent(text).lstrip("\n"), kind,
-                                                               config=cfg))
+    findings = check_source(textwrap.dedent(text).lstrip("\n"), kind, config=cfg)
+    return sorted((f.span.line, f.code) for f in findings)
 
 
 def messages(text: str, kind: str = "shell", release: str = "0.33.0", **config) -> dict[str, str]:
@@ -65,7 +65,8 @@ def test_an_empty_default_is_empty_for_extra_arguments_and_unknown_for_a_value()
     (f'from vllm import LLM\ndef run(extra):\n    return LLM("{NANO}", use_replayssm=True, **extra)\n',
      "**extra"),
     (f'from vllm import LLM\ndef run(*a):\n    return LLM("{NANO}", *a, use_replayssm=True)\n', "*a"),
-    (f'import subprocess\ndef run(extra):\n    subprocess.run(["vllm", "serve", "{NANO}", "--use-replayssm"] + extra)\n',
+    (f'import subprocess\ndef run(extra):\n'
+     f'    subprocess.run(["vllm", "serve", "{NANO}", "--use-replayssm"] + extra)\n',
      "extra"),
 ])
 def test_unseen_python_arguments_add_nothing(source, label):
@@ -201,7 +202,8 @@ def test_a_new_container_runs_with_only_its_own_environment(script):
 
 
 def test_docker_e_name_passes_the_callers_value():
-    script = f"export VLLM_USE_V2_MODEL_RUNNER=0\ndocker run -e VLLM_USE_V2_MODEL_RUNNER img:1 vllm serve {NANO} --use-replayssm\n"
+    script = (f"export VLLM_USE_V2_MODEL_RUNNER=0\n"
+              f"docker run -e VLLM_USE_V2_MODEL_RUNNER img:1 vllm serve {NANO} --use-replayssm\n")
     assert found(script) == []
 
 
@@ -225,9 +227,12 @@ def test_another_host_or_a_running_container_has_an_environment_the_file_does_no
 
 # -- Python ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("source", [
-    f'import subprocess\nPORT = 8000\nsubprocess.run(["vllm", "serve", "{NANO}", "--port", str(PORT), "--use-replayssm"])\n',
-    f'import subprocess, sys\nsubprocess.Popen([sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", "{NANO}", "--use-replayssm"])\n',
-    f'import shlex, subprocess\ncmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]\nsubprocess.run(shlex.join(cmd), shell=True)\n',
+    f'import subprocess\nPORT = 8000\n'
+    f'subprocess.run(["vllm", "serve", "{NANO}", "--port", str(PORT), "--use-replayssm"])\n',
+    f'import subprocess, sys\nsubprocess.Popen([sys.executable, "-m", "vllm.entrypoints.openai.api_server",'
+    f' "--model", "{NANO}", "--use-replayssm"])\n',
+    f'import shlex, subprocess\ncmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]\n'
+    'subprocess.run(shlex.join(cmd), shell=True)\n',
     f'import subprocess\nM = "{NANO}"\ncmd = f"vllm serve {{M}} --use-replayssm"\nsubprocess.run(cmd.split())\n',
 ])
 def test_python_argv_forms(source):
@@ -252,7 +257,8 @@ def test_a_config_object_from_elsewhere_is_not_read():
     source = f'''
     from vllm import EngineArgs
     from mylib import KVTransferConfig
-    args = EngineArgs(model="{NANO}", use_replayssm=True, kv_transfer_config=KVTransferConfig(kv_connector="X", kv_role="kv_both"))
+    args = EngineArgs(model="{NANO}", use_replayssm=True,
+                      kv_transfer_config=KVTransferConfig(kv_connector="X", kv_role="kv_both"))
     '''
     assert found(source, "python", "0.29.0") == []
 
@@ -309,8 +315,451 @@ def test_a_serve_config_fence_is_judged_as_a_serve_config():
 
 def test_notebook_markdown_cells_are_judged_like_markdown():
     nb = {"cells": [
-        {"cell_type": "markdown", "source": ["# Serve\n", "\n", "```bash\n", f"vllm serve {NANO} --use-replayssm\n", "```\n"]},
+        {"cell_type": "markdown",
+         "source": ["# Serve\n", "\n", "```bash\n", f"vllm serve {NANO} --use-replayssm\n", "```\n"]},
         {"cell_type": "code", "source": ["print(1)\n"], "outputs": [], "execution_count": None, "metadata": {}},
     ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     [finding] = check_source(json.dumps(nb), "notebook", vllm_version="0.33.0")
     assert (finding.span.cell, finding.span.line, finding.code) == (0, 4, "RSM008")
+
+
+# -- YAML --------------------------------------------------------------------------------------
+def test_helm_template_actions_are_unknown_values_not_a_parse_failure():
+    manifest = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: {{ include "chart.fullname" . }}
+    spec:
+      template:
+        spec:
+          containers:
+            - name: vllm
+              image: {{ .Values.image.repository }}:{{ .Values.image.tag }}
+              command: ["vllm", "serve"]
+              args:
+                - {{ .Values.model }}
+                - --use-replayssm
+                {{- range .Values.extraArgs }}
+                - {{ . | quote }}
+                {{- end }}
+              env:
+                {{- toYaml .Values.env | nindent 16 }}
+    """
+    assert found(manifest, "yaml") == [(14, "RSM008")]
+    with_model = manifest.replace("- {{ .Values.model }}", f"- {FALCON}")
+    assert [code for _, code in found(with_model, "yaml")] == ["RSM001", "RSM008"]
+
+
+@pytest.mark.parametrize("manifest,line", [
+    # a container without image: (a kustomize patch), an initContainer, a LeaderWorkerSet leader
+    (f"""
+    apiVersion: apps/v1
+    kind: Deployment
+    spec:
+      template:
+        spec:
+          containers:
+            - name: vllm
+              command: ["/bin/sh", "-c"]
+              args: ["vllm serve {NANO} --use-replayssm --port 8000"]
+    """, 9),
+    (f"""
+    apiVersion: leaderworkerset.x-k8s.io/v1
+    kind: LeaderWorkerSet
+    spec:
+      leaderWorkerTemplate:
+        leaderTemplate:
+          spec:
+            containers:
+              - name: leader
+                image: registry.local/serving:2
+                command:
+                  - sh
+                  - -c
+                  - |
+                    ray start --head
+                    vllm serve {NANO} --use-replayssm --tensor-parallel-size 8
+    """, 15),
+    (f"""
+    apiVersion: batch/v1
+    kind: CronJob
+    spec:
+      jobTemplate:
+        spec:
+          template:
+            spec:
+              initContainers:
+                - name: warm
+                  image: busybox
+                  command: ["sh", "-c", "echo warm"]
+              containers:
+                - name: bench
+                  image: nvcr.io/nvidia/pytorch:25.01-py3
+                  command: ["bash", "-lc", "vllm bench throughput --model {NANO} --use-replayssm"]
+    """, 15),
+])
+def test_containers_anywhere_with_or_without_an_image(manifest, line):
+    assert found(manifest, "yaml") == [(line, "RSM008")]
+
+
+@pytest.mark.parametrize("document,line", [
+    (f"""
+    type: service
+    commands:
+      - pip install vllm
+      - vllm serve {NANO} --use-replayssm
+    port: 8000
+    """, 4),  # dstack
+    (f"""
+    apiVersion: ray.io/v1
+    kind: RayJob
+    spec:
+      entrypoint: vllm serve {NANO} --use-replayssm
+    """, 4),
+    (f"""
+    serving:
+      customCommand: |
+        vllm serve {NANO} \\
+          --use-replayssm
+    """, 4),  # Helm values
+    (f"""
+    resources:
+      accelerators: H100:1
+    envs:
+      MODEL: {NANO}
+    run: |
+      vllm serve $MODEL --use-replayssm
+    """, 6),  # SkyPilot
+])
+def test_shell_scripts_under_other_keys(document, line):
+    assert found(document, "yaml") == [(line, "RSM008")]
+
+
+def test_ray_serve_config_llm_configs():
+    config = f"""
+    applications:
+      - name: llm
+        import_path: ray.serve.llm:build_openai_app
+        args:
+          llm_configs:
+            - model_loading_config:
+                model_id: nano
+                model_source: {NANO}
+              engine_kwargs:
+                use_replayssm: true
+                mamba_backend: flashinfer
+                enable_prefix_caching: true
+    """
+    assert found(config, "yaml") == [(10, "RSM002")]
+
+
+def test_rayservice_serve_config_v2_string():
+    manifest = f"""
+    apiVersion: ray.io/v1
+    kind: RayService
+    spec:
+      serveConfigV2: |
+        applications:
+          - name: llm
+            import_path: ray.serve.llm:build_openai_app
+            args:
+              llm_configs:
+                - model_loading_config:
+                    model_id: {FALCON}
+                  engine_kwargs:
+                    tensor_parallel_size: 2
+                    use_replayssm: true
+    """
+    assert [(line, code) for line, code in found(manifest, "yaml", "0.28.0")] == [(14, "RSM001")]
+
+
+# -- finite sets of values -------------------------------------------------------------------
+@pytest.mark.parametrize("script,expected", [
+    # every value fails the same way: reported once, at the launch
+    (f"""
+    if [ "$BIG" = 1 ]; then MODEL={FALCON}; else MODEL=tiiuae/Falcon-H1-34B-Instruct; fi
+    vllm serve "$MODEL" --use-replayssm
+    """, [(2, "RSM001"), (2, "RSM008")]),
+    # a code that holds for one value only is not reported
+    (f"""
+    if [ "$BIG" = 1 ]; then MODEL={FALCON}; else MODEL={NANO}; fi
+    VLLM_USE_V2_MODEL_RUNNER=0 vllm serve "$MODEL" --use-replayssm
+    """, []),
+    (f"""
+    case "$SIZE" in
+      s) MODEL={NANO} ;;
+      l) MODEL=nvidia/Nemotron-H-47B-Reasoning-128K ;;
+      *) echo "usage: $0 s|l"; exit 1 ;;
+    esac
+    vllm serve $MODEL --use-replayssm --mamba-backend flashinfer --enable-prefix-caching
+    """, [(6, "RSM002")]),
+    # a command string grown in a branch, then evaluated
+    (f"""
+    CMD="vllm serve {NANO} --use-replayssm --port 8000"
+    if [ -n "$MAX_LEN" ]; then
+      CMD+=" --max-model-len $MAX_LEN"
+    fi
+    eval "$CMD"
+    """, [(1, "RSM008")]),
+    (f"""
+    BASE="vllm serve {NANO} --use-replayssm"
+    if [ -n "$SPEC" ]; then FULL="$BASE --mamba-backend flashinfer"; else FULL="$BASE --mamba-backend triton"; fi
+    eval "$FULL --enable-prefix-caching"
+    """, []),
+    # `[ -z "$M" ] && M=x` / `if [ -z "$M" ]; then M=x; fi` is the script's own default
+    (f"""
+    if [ -z "$MODEL" ]; then MODEL={FALCON}; fi
+    vllm serve $MODEL --use-replayssm
+    """, [(2, "RSM001"), (2, "RSM008")]),
+])
+def test_shell_values_from_branches_are_that_set(script, expected):
+    assert found(script) == expected
+
+
+@pytest.mark.parametrize("source,expected", [
+    (f'''
+    import sys
+    from vllm import LLM
+    MODEL = "{FALCON}" if len(sys.argv) > 1 else "tiiuae/Falcon-H1-34B-Instruct"
+    LLM(MODEL, use_replayssm=True)
+    ''', [(4, "RSM001"), (4, "RSM008")]),
+    (f'''
+    import sys
+    from vllm import LLM
+    if len(sys.argv) > 1:
+        MODEL = "{FALCON}"
+    else:
+        MODEL = "{NANO}"
+    LLM(MODEL, use_replayssm=True)
+    ''', [(7, "RSM008")]),
+    (f'''
+    import subprocess, sys
+    cmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]
+    if sys.argv[1:]:
+        cmd += ["--mamba-backend", "flashinfer"]
+    else:
+        cmd.extend(["--mamba-backend", "flashinfer", "--enable-prefix-caching"])
+    subprocess.run(cmd)
+    ''', [(2, "RSM002")]),
+    (f'''
+    import subprocess, sys
+    cmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]
+    if sys.argv[1:]:
+        cmd.append("--no-enable-prefix-caching")
+    cmd += ["--mamba-backend", "flashinfer"]
+    subprocess.run(cmd)
+    ''', []),  # fails only when the branch is not taken
+    (f'''
+    from vllm import LLM
+    if __name__ == "__main__":
+        MODEL = "{FALCON}"
+        LLM(MODEL, use_replayssm=True)
+    ''', [(4, "RSM001"), (4, "RSM008")]),  # the launch's own branch is taken
+    (f'''
+    from vllm import LLM
+    MODEL = "{NANO}"
+    MODEL = "{FALCON}"
+    LLM(MODEL, use_replayssm=True)
+    ''', [(4, "RSM001"), (4, "RSM008")]),  # straight-line reassignment: the last one
+])
+def test_python_values_from_branches_are_that_set(source, expected):
+    assert found(source, "python") == expected
+
+
+def test_values_assigned_in_a_loop_stay_unknown():
+    source = f'''
+    from vllm import LLM
+    for MODEL in ["{FALCON}", "{NANO}"]:
+        pass
+    MODEL = "{FALCON}"
+    for _ in range(2):
+        MODEL = MODEL + "x"
+    LLM(MODEL, use_replayssm=True)
+    '''
+    assert found(source, "python") == [(7, "RSM008")]  # only what holds for every model
+
+
+# -- functions, here-documents, documents in strings -----------------------------------------
+def test_a_function_is_read_at_each_call_with_its_arguments():
+    script = f"""
+    serve() {{
+      vllm serve "$1" --use-replayssm --port "$2"
+    }}
+    serve {FALCON} 8000
+    """
+    assert found(script) == [(2, "RSM001"), (2, "RSM008")]
+    passthrough = f"""
+    launch() {{ docker run -d --name "$1" img:1 bash -c "$2"; }}
+    launch vllm-0 'vllm serve {FALCON} --use-replayssm --port 8000'
+    """
+    assert found(passthrough) == [(2, "RSM001"), (2, "RSM008")]
+    # never called in this file: read once, its arguments unknown
+    assert found('serve() {\n  vllm serve "$1" --use-replayssm\n}\n') == [(2, "RSM008")]
+
+
+@pytest.mark.parametrize("script", [
+    f'VLLM=$(command -v vllm)\nnsys profile -o out "$VLLM" serve {NANO} --use-replayssm\n',
+    f'$PROFILER vllm serve {NANO} --use-replayssm\n',
+])
+def test_the_program_through_a_variable(script):
+    assert found(script) == [(2 if script.startswith("VLLM") else 1, "RSM008")]
+
+
+def test_a_serve_config_written_by_a_here_document_is_the_launchs_config():
+    script = textwrap.dedent(f"""\
+    MODEL={NANO}
+    cat > serve.yaml <<EOF
+    model: $MODEL
+    use-replayssm: true
+    mamba-backend: flashinfer
+    enable-prefix-caching: false
+    EOF
+    vllm serve --config serve.yaml --port 8000
+    """)
+    assert found(script) == [(4, "RSM002"), (6, "RSM102")]
+
+
+def test_a_manifest_piped_to_kubectl_apply_is_read_as_yaml():
+    script = textwrap.dedent(f"""\
+    cat <<EOF | kubectl apply -f -
+    apiVersion: v1
+    kind: Pod
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.33.0
+          args: ["--model", "{NANO}", "--use-replayssm"]
+    EOF
+    """)
+    assert found(script) == [(8, "RSM008")]
+
+
+def test_markdown_inside_a_yaml_string_is_judged_as_markdown():
+    recipe = f"""
+    model:
+      id: {NANO}
+    guide: |
+      ## Serve
+
+      ```bash
+      vllm serve {NANO} --use-replayssm \\
+        --tensor-parallel-size 4
+      ```
+    """
+    [finding] = check_source(textwrap.dedent(recipe).lstrip("\n"), "yaml", vllm_version="0.33.0")
+    assert (finding.code, finding.span.line, finding.span.col) == ("RSM008", 7, 13 + len(NANO) + 1)
+
+
+def test_a_pages_python_blocks_share_their_imports():
+    page = f"""
+    ```python
+    from vllm import LLM
+    llm = LLM(model="{NANO}")
+    ```
+
+    With ReplaySSM:
+
+    ```py
+    llm = LLM(model="{NANO}", use_replayssm=True)
+    ```
+    """
+    assert found(page, "markdown") == [(9, "RSM008")]
+
+
+def test_empty_env_and_arg_defaults_are_unknown_values_in_dockerfiles():
+    dockerfile = """
+    FROM vllm/vllm-openai:latest
+    ARG MODEL_NAME=
+    ENV MODEL_NAME=$MODEL_NAME
+    ENTRYPOINT python3 -m vllm.entrypoints.openai.api_server --model $MODEL_NAME --gpu-memory-utilization 0.9
+    """
+    assert found(dockerfile, "dockerfile") == []  # no RSM103 for '0.9'
+
+
+def test_a_placeholder_inside_a_json_value_keeps_the_known_keys():
+    page = f"""
+    ```bash
+    vllm serve {NANO} --use-replayssm \\
+      --speculative-config '{{"model": <eagle3_model>, "method": "eagle3", "num_speculative_tokens": 3}}'
+    ```
+    """
+    assert found(page, "markdown", "0.30.0") == [(2, "RSM003")]  # no RSM106 (invalid JSON)
+
+
+def test_another_tools_yaml_fence_is_not_a_serve_config():
+    page = f"""
+    ```yaml
+    kv_cache_config:
+      dtype: fp8
+    enable_attention_dp: false
+    enable_chunked_prefill: true
+    ```
+
+    ```bash
+    vllm serve {NANO} --use-replayssm
+    ```
+    """
+    assert found(page, "markdown") == [(9, "RSM008")]  # no RSM102 on the TensorRT-LLM file
+
+
+@pytest.mark.parametrize("image", ["vllm/vllm-openai-rocm:v0.30.0", "vllm/vllm-openai-cpu:v0.30.0"])
+def test_vllm_image_variants_are_vllm_images_with_their_release(image):
+    findings = check_source(f"docker run {image} --model {FALCON} --use-replayssm\n", "shell")
+    assert {f.code for f in findings} == {"RSM001", "RSM008"}
+    assert {f.release for f in findings} == {"0.30.0"}
+
+
+# -- the speculative method of a draft given only as a model ---------------------------------
+KIMI = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
+
+
+@pytest.mark.parametrize("release,expected", [("0.29.0", ["RSM008"]), ("0.30.0", ["RSM008"]), ("0.31.0", [])])
+def test_a_plain_causal_lm_draft_is_draft_model_with_its_runner_consequences(release, expected):
+    """vLLM reads the draft's config: a plain causal LM is method draft_model, which makes an
+    unset runner fall back to V1 on 0.29/0.30, where Kimi's RecoverSSM with prefix caching fails."""
+    launch = (f"vllm serve {KIMI} --use-replayssm "
+              '--speculative-config \'{"model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_tokens": 3}\'\n')
+    assert [code for _, code in found(launch, "shell", release)] == expected
+
+
+def test_an_unknown_draft_stays_unknown():
+    launch = (f"vllm serve {KIMI} --use-replayssm "
+              '--speculative-config \'{"model": "my-org/private-draft", "num_speculative_tokens": 3}\'\n')
+    assert found(launch, "shell", "0.29.0") == []
+    # the same draft named by the project's model map is read like any other
+    assert found(launch, "shell", "0.29.0", extra_models={"my-org/private-draft": "LlamaForCausalLM"}) \
+        == [(1, "RSM008")]
+
+
+# -- blind spots made visible ----------------------------------------------------------------
+def test_show_launches_lists_clean_launches_and_unrecognised_launch_lines(tmp_path, capsys):
+    from flake8_replayssm.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "serve.sh").write_text(textwrap.dedent(f"""\
+        vllm serve {NANO} --port 8000
+        # vllm serve commented --use-replayssm
+        echo "vllm serve is starting"
+        myrunner --engine vllm serve {NANO} --use-replayssm
+        vllm serve {NANO} --use-replayssm "$@"
+        """))
+    (tmp_path / "doc.md").write_text("Run `vllm serve <model>` in prose.\n\n```bash\nvllm serve x/y\n```\n")
+    assert main(["check", "--show-launches", "--format", "json", "--vllm-version", "0.33.0", str(tmp_path)]) == 1
+    shown = json.loads(capsys.readouterr().out)
+    assert [(f["line"], f["code"]) for f in shown["findings"]] == [(5, "RSM008")]
+    launches = {(item["path"].rsplit("/", 1)[-1], item["line"]): item for item in shown["launches"]}
+    assert set(launches) == {("serve.sh", 1), ("serve.sh", 5), ("doc.md", 4)}
+    assert launches[("serve.sh", 1)]["codes"] == [] and "NemotronHForCausalLM" in launches[("serve.sh", 1)]["model"]
+    assert launches[("serve.sh", 5)]["assumed"] == ['"$@" adds no ReplaySSM option']
+    assert [(u["path"].rsplit("/", 1)[-1], u["line"]) for u in shown["unrecognised"]] == [("serve.sh", 4)]
+
+
+def test_verbose_lists_what_was_seen_on_stderr(tmp_path, capsys):
+    from flake8_replayssm.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "serve.sh").write_text(f"vllm serve {NANO} --port 8000\n")
+    assert main(["check", "--verbose", "--vllm-version", "0.33.0", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "launch vllm serve: clean; model nvidia/NVIDIA-Nemotron-Nano-9B-v2 (NemotronHForCausalLM)" in err

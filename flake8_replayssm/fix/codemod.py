@@ -1060,11 +1060,16 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
     reported = {(f.span, f.code) for f in result.findings}
     planner = _Planner(text, kind, unsafe=unsafe)
     seen: set[tuple[int, int, int, int]] = set()
+    groups: set[int] = set()
     for verdict in result.verdicts:
         findings = [f for f in verdict.findings if (f.span, f.code) in reported]
         key = _key(verdict.launch.anchor)
         if key in seen and verdict.launch.form == "argv":  # the same command reached twice
             continue
+        if verdict.launch.group is not None:  # one written launch read with each of its values
+            if verdict.launch.group in groups:
+                continue
+            groups.add(verdict.launch.group)
         seen.add(key)
         planner.plan(verdict, findings)
     edits: list[Edit] = []

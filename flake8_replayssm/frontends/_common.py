@@ -54,7 +54,7 @@ def image_for_command(image: str) -> str:
         return image  # SGLang's own image: its tag is SGLang's release
     name = re.split(r"[:@]", image.rsplit("/", 1)[-1], maxsplit=1)[0]
     path = image[: len(image) - len(image.rsplit("/", 1)[-1])] + name
-    if re.search(r"(^|/)(vllm|library)/vllm-openai$", path.lower()):
+    if re.search(r"(^|/)(vllm|library)/vllm-openai(-rocm|-cpu)?$", path.lower()):
         return image
     return "vllm/vllm-openai"
 

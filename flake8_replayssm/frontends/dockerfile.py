@@ -299,7 +299,8 @@ class _DockerfileReader:
                     scope[key] = Word(None, span)  # given with --build-arg, or empty
                 continue
             known = {**(stage.args if stage else self.global_args), **(stage.env if stage else {})}
-            scope[key] = Word(self.substitute(value, known), span)
+            # `ARG NAME=`: an empty default the builder fills in (DESIGN.md: unknown for a value)
+            scope[key] = Word(self.substitute(value, known) if value else None, span)
 
     def do_env(self, instr: _Instruction, stage: _Stage) -> None:
         words = split_words(instr.text)
@@ -329,7 +330,8 @@ class _DockerfileReader:
             raw = instr.text[start:end]
             # Docker substitutes unless the value was single-quoted
             sub = value if "'" in raw.partition("=")[2][:1] else self.substitute(value, known)
-            stage.env[key] = Word(sub, span)
+            # `ENV NAME=`: left for `docker run -e` to fill in, like an empty ARG default
+            stage.env[key] = Word(sub if sub != "" else None, span)
             known[key] = stage.env[key]
 
     def _span_of(self, chars: list[int], start: int, end: int) -> Span:

@@ -59,7 +59,7 @@ _STARTERS = frozenset({
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _YAML_MANIFEST = re.compile(r"\A(?:#.*\n|---\s*\n|\s*\n)*(?:apiVersion|kind|services):", re.M)
 _ENGINE_CALL = re.compile(r"\b(?:LLM|EngineArgs|AsyncEngineArgs|AsyncLLMEngine|LLMEngine|Engine|ServerArgs|Popen|"
-                          r"subprocess\.\w+|os\.system)\s*\(")
+                          r"LLMConfig|subprocess\.\w+|os\.system)\s*\(|engine_kwargs")
 
 
 @dataclass
@@ -240,6 +240,36 @@ def _looks_like_dockerfile(lines: list[str]) -> bool:
     if not significant or not re.match(r"^FROM\s+\S", significant[0]):
         return False
     return any(re.match(r"^(CMD|ENTRYPOINT|RUN|ENV|ARG)\b", ln) for ln in significant[1:])
+
+
+def code_lines_of_markdown(text: str) -> list[tuple[int, str]]:
+    """(file line, text) of every line inside a code block (prose is never a launch)."""
+    try:
+        return [(b.line + k, line) for b in _blocks(text) for k, line in enumerate(b.lines)]
+    except Exception:
+        return []
+
+
+def python_program_of_markdown(text: str) -> tuple[str, list[int]] | None:
+    """The page's Python blocks as one program, each block on its own lines of the page (the
+    other lines blank), and how far each line is indented on the page; None when no block
+    launches anything.  A recipe imports in one block and builds the engine in the next, as
+    a notebook's cells share a kernel."""
+    try:
+        blocks = [b for b in _blocks(text) if _is_python("\n".join(b.lines))
+                  and (b.lang in _PYTHON_LANGS or _judge(b).kind == "python")]
+    except Exception:
+        return None
+    if not any(_judge(b).kind == "python" for b in blocks):
+        return None
+    lines = [""] * (text.count("\n") + 1)
+    indents = [0] * len(lines)
+    for b in blocks:
+        for k, (line, indent) in enumerate(zip(b.lines, b.indents)):
+            row = b.line - 1 + k
+            if row < len(lines):
+                lines[row], indents[row] = line, indent
+    return "\n".join(lines) + "\n", indents
 
 
 def python_blocks_of_markdown(text: str) -> list[tuple[int, str]]:

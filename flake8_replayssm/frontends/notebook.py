@@ -149,6 +149,12 @@ def shell_parts_of_notebook(text: str) -> list[tuple[int, str, int]]:
         return []
 
 
+def cell_source(text: str, index: int) -> str:
+    """The source of cell ``index`` as written (IPython lines included)."""
+    cells = _cells(text)
+    return _source(cells[index]) if 0 <= index < len(cells) else ""
+
+
 def markdown_cells_of_notebook(text: str) -> list[tuple[int, str]]:
     """``(cell index, source)`` of every markdown cell: judged like a Markdown file."""
     try:

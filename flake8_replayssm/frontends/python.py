@@ -19,10 +19,11 @@ here, and only the caller decides (by a text pre-filter) whether to come here.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import shlex
-from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterator, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -39,6 +40,8 @@ ASYNC_EXEC = "create_subprocess_exec"
 ASYNC_SHELL = "create_subprocess_shell"
 _PLACEHOLDER = "RSMHOLE"
 _SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "zsh", "dash"})
+#: more `if`s than this under one launch: its values are unknown (2**5 readings)
+_MAX_COMBINATIONS = 32
 
 
 @dataclass
@@ -115,20 +118,32 @@ def _word(text: str, span: Span) -> Word:
     return Word(text, span)
 
 
+@dataclass
+class _Assignment:
+    """One ``name = value``: where it is (its ``if`` branches, outermost first, as (id of the
+    If, 0 for its body or 1 for its else); None inside a loop or a ``try``, where it may
+    run any number of times) and its line."""
+
+    value: cst.BaseExpression
+    path: tuple[tuple[int, int], ...] | None
+    line: int
+
+
 class _Scope:
-    """Assignments of one function body (or the module): name -> values assigned."""
+    """Assignments of one function body (or the module): name -> values assigned, in order."""
 
     def __init__(self, parent: _Scope | None) -> None:
         self.parent = parent
-        self.assigned: dict[str, list[cst.BaseExpression]] = {}
-        self.extended: dict[str, list[tuple[cst.BaseExpression | None, bool]]] = {}
+        self.assigned: dict[str, list[_Assignment]] = {}
+        self.extended: dict[str, list[tuple[cst.BaseExpression | None, tuple[tuple[int, int], ...] | None]]] = {}
 
-    def lookup(self, name: str) -> cst.BaseExpression | None | type[UNKNOWN]:  # type: ignore[valid-type]
+    def lookup(self, name: str) -> tuple[list[_Assignment], _Scope] | None:
+        """The assignments of ``name`` in the nearest scope that assigns it."""
         scope: _Scope | None = self
         while scope is not None:
             values = scope.assigned.get(name)
             if values is not None:
-                return values[0] if len(values) == 1 else UNKNOWN  # type: ignore[return-value]
+                return values, scope
             scope = scope.parent
         return None
 
@@ -145,12 +160,14 @@ class _Collector(cst.CSTVisitor):
         self.func_names: dict[str, str] = {}  # local name -> "subprocess.run" etc.
         self.module_scope = _Scope(None)
         self.scope = self.module_scope
-        self.branch_depth = 0
-        self.calls: list[tuple[cst.Call, _Scope]] = []
+        self.branches: list[tuple[int, int]] = []
+        self.loop_depth = 0
+        #: every call, with its scope and the `if` branches it is in
+        self.calls: list[tuple[cst.Call, _Scope, tuple[tuple[int, int], ...]]] = []
         self.environ: list[tuple[int, str, cst.BaseExpression]] = []
         self.imported: dict[str, str] = {}  # local name -> module it is imported from
         #: Ray Serve LLM configs written as dict literals (``{"engine_kwargs": {...}, ...}``)
-        self.ray_dicts: list[tuple[cst.Dict, _Scope]] = []
+        self.ray_dicts: list[tuple[cst.Dict, _Scope, tuple[tuple[int, int], ...]]] = []
 
     # imports ------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:
@@ -187,21 +204,41 @@ class _Collector(cst.CSTVisitor):
         assert self.scope.parent is not None
         self.scope = self.scope.parent
 
-    def _enter_branch(self, node: cst.CSTNode) -> None:
-        self.branch_depth += 1
+    @property
+    def path(self) -> tuple[tuple[int, int], ...] | None:
+        return None if self.loop_depth else tuple(self.branches)
 
-    def _leave_branch(self, node: cst.CSTNode) -> None:
-        self.branch_depth -= 1
+    def _enter_loop(self, node: cst.CSTNode) -> None:
+        self.loop_depth += 1
 
-    visit_If = visit_For = visit_While = visit_Try = _enter_branch  # type: ignore[assignment]
-    leave_If = leave_For = leave_While = leave_Try = _leave_branch  # type: ignore[assignment]
+    def _leave_loop(self, node: cst.CSTNode) -> None:
+        self.loop_depth -= 1
+
+    visit_For = visit_While = visit_Try = visit_TryStar = _enter_loop  # type: ignore[assignment]
+    leave_For = leave_While = leave_Try = leave_TryStar = _leave_loop  # type: ignore[assignment]
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self.branches.append((id(node), 0))
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self.branches.pop()
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self.branches.append((id(node), 1))
+
+    def leave_If_orelse(self, node: cst.If) -> None:
+        self.branches.pop()
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
 
     # assignments ----------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             t = target.target
             if isinstance(t, cst.Name):
-                self.scope.assigned.setdefault(t.value, []).append(node.value)
+                self.scope.assigned.setdefault(t.value, []).append(
+                    _Assignment(node.value, self.path, self._line(node)))
             elif isinstance(t, cst.Subscript) and _is_environ(t.value, self):
                 key = _subscript_key(t)
                 if key is not None:
@@ -210,16 +247,16 @@ class _Collector(cst.CSTVisitor):
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Name) and node.value is not None:
-            self.scope.assigned.setdefault(node.target.value, []).append(node.value)
+            self.scope.assigned.setdefault(node.target.value, []).append(
+                _Assignment(node.value, self.path, self._line(node)))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign):
-            self.scope.extended.setdefault(node.target.value, []).append(
-                (node.value, self.branch_depth > 0))
+            self.scope.extended.setdefault(node.target.value, []).append((node.value, self.path))
 
     def visit_Dict(self, node: cst.Dict) -> None:
         if any(isinstance(e, cst.DictElement) and _literal_str(e.key) == "engine_kwargs" for e in node.elements):
-            self.ray_dicts.append((node, self.scope))
+            self.ray_dicts.append((node, self.scope, tuple(self.branches)))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -227,7 +264,7 @@ class _Collector(cst.CSTVisitor):
                 and func.attr.value in ("append", "extend"):
             arg = node.args[0].value if node.args else None
             wrapped = cst.List([cst.Element(arg)]) if func.attr.value == "append" and arg is not None else arg
-            self.scope.extended.setdefault(func.value.value, []).append((wrapped, self.branch_depth > 0))
+            self.scope.extended.setdefault(func.value.value, []).append((wrapped, self.path))
         if isinstance(func, cst.Attribute) and func.attr.value in ("setdefault", "update") \
                 and _is_environ(func.value, self) and node.args:
             line = self.get_metadata(PositionProvider, node).start.line
@@ -241,7 +278,7 @@ class _Collector(cst.CSTVisitor):
                         key = _literal_str(element.key)
                         if key is not None:
                             self.environ.append((line, key, element.value))
-        self.calls.append((node, self.scope))
+        self.calls.append((node, self.scope, tuple(self.branches)))
 
 
 def _dotted(node: cst.BaseExpression | cst.CSTNode | None) -> str | None:
@@ -279,6 +316,12 @@ class _Builder:
     """Turns the collected calls into Launches."""
 
     def __init__(self, wrapper: MetadataWrapper, collector: _Collector, base_dir: str | None) -> None:
+        # reading a launch once per combination of branches: the branch taken at each `if` /
+        # `a if c else b` met (pins), those met without a pin (seen)
+        self.pins: dict[int, int] = {}
+        self.seen: dict[int, int] = {}
+        self.choices_unknown = False
+        self.groups = itertools.count(1)
         self.module = wrapper.module
         self.positions = wrapper.resolve(PositionProvider)
         self.c = collector
@@ -295,15 +338,47 @@ class _Builder:
 
     # values ---------------------------------------------------------------
     def resolve(self, node: cst.BaseExpression, scope: _Scope, depth: int = 0) -> cst.BaseExpression | None:
-        """Follow a name to the one expression assigned to it (None if not static)."""
-        while isinstance(node, cst.Name) and depth < 10:
+        """Follow a name to the expression assigned to it (None if not static), and ``a if c
+        else b`` to the branch this reading takes."""
+        while depth < 10:
+            if isinstance(node, cst.IfExp):
+                taken = self.branch(id(node))
+                if taken is None:
+                    return None
+                node, depth = (node.body if taken == 0 else node.orelse), depth + 1
+                continue
+            if not isinstance(node, cst.Name):
+                return node
             if node.value in ("True", "False", "None"):
                 return node
-            found = scope.lookup(node.value)
-            if found is None or found is UNKNOWN:
+            found = self.assignment(node, scope)
+            if found is None:
                 return None
-            node, depth = found, depth + 1  # type: ignore[assignment]
-        return node
+            node, depth = found, depth + 1
+        return None
+
+    def assignment(self, name: cst.Name, scope: _Scope) -> cst.BaseExpression | None:
+        """The value ``name`` has where it is used, in this reading: the last assignment before
+        the use on the ``if`` branches the reading takes (any point of an enclosing scope,
+        whose code has run when a function is called); None when it is not one expression
+        (assigned in a loop or a ``try``, or not at all)."""
+        found = scope.lookup(name.value)
+        if found is None:
+            return None
+        assignments, owner = found
+        if owner is scope and name in self.positions:
+            use = self.positions[name].start.line
+            assignments = [a for a in assignments if a.line < use] or assignments[:0]
+        chosen = None
+        for a in assignments:
+            if a.path is None:
+                return None
+            on = self.on_path(a.path)
+            if on is None:
+                return None
+            if on:
+                chosen = a
+        return chosen.value if chosen is not None else None
 
     def value(self, node: cst.BaseExpression, scope: _Scope) -> Any:
         """A Python value for a literal expression; UNKNOWN for anything dynamic."""
@@ -514,31 +589,75 @@ class _Builder:
 
     def launches(self) -> Iterator[Launch]:
         consumed: set[int] = set()
-        for node, scope in self.c.ray_dicts:
-            entries = self.dict_entries(node, scope)
+        for node, scope, path in self.c.ray_dicts:
+            yield from self.readings(path, lambda: self.ray_dict_launches(node, scope))
+        for call, scope, path in self.c.calls:
+            if id(call) not in consumed:
+                yield from self.readings(path, lambda: list(self.call_launches(call, scope, consumed)))
+
+    def readings(self, path: tuple[tuple[int, int], ...], read: Callable[[], list[Launch]]) -> list[Launch]:
+        """The launches of one call, read once per combination of the ``if`` branches and
+        ``a if c else b`` its values come from (the branches the call itself is in are
+        taken); launches at the same place of each reading form one group."""
+        base = dict(path)
+        self.pins, self.seen, self.choices_unknown = dict(base), {}, False
+        first = read()
+        new = [key for key in self.seen if key not in base]
+        if not new:
+            return first
+        if 2 ** len(new) > _MAX_COMBINATIONS:
+            self.pins, self.seen, self.choices_unknown = dict(base), {}, True
+            return read()
+        runs = [first]
+        for combo in itertools.islice(itertools.product((0, 1), repeat=len(new)), 1, None):
+            self.pins = {**base, **dict(zip(new, combo))}
+            runs.append(read())
+        group = next(self.groups)
+        return [replace(launch, group=group * 1000 + k) for found in runs for k, launch in enumerate(found)]
+
+    def branch(self, key: int) -> int | None:
+        """Which branch of the ``if`` (or ``a if c else b``) ``key`` the reading takes;
+        None when choices are unknown (too many combinations)."""
+        chosen = self.pins.get(key)
+        if chosen is not None:
+            return chosen
+        if self.choices_unknown:
+            return None
+        self.seen.setdefault(key, 2)
+        return 0
+
+    def on_path(self, path: tuple[tuple[int, int], ...]) -> bool | None:
+        for key, taken in path:
+            chosen = self.branch(key)
+            if chosen is None:
+                return None
+            if chosen != taken:
+                return False
+        return True
+
+    def ray_dict_launches(self, node: cst.Dict, scope: _Scope) -> list[Launch]:
+        entries = self.dict_entries(node, scope)
+        return [self.ray_launch(node, entries, scope, "Ray Serve LLM config")] if entries is not None else []
+
+    def call_launches(self, call: cst.Call, scope: _Scope, consumed: set[int]) -> Iterator[Launch]:
+        engine = self.engine_class(call.func)
+        if engine is not None:
+            launch = self.engine_launch(call, engine, scope)
+            if launch is not None:  # `sgl.Engine(server_args=...)` is judged at the ServerArgs
+                yield launch
+            return
+        if self.is_ray_llm_config(call):
+            entries = self.dict_entries(cst.Call(cst.Name("dict"), call.args), scope)
             if entries is not None:
-                yield self.ray_launch(node, entries, scope, "Ray Serve LLM config")
-        for call, scope in self.c.calls:
-            if id(call) in consumed:
-                continue
-            engine = self.engine_class(call.func)
-            if engine is not None:
-                launch = self.engine_launch(call, engine, scope)
-                if launch is not None:
-                    yield launch
-                continue
-            if self.is_ray_llm_config(call):
-                entries = self.dict_entries(cst.Call(cst.Name("dict"), call.args), scope)
-                if entries is not None:
-                    yield self.ray_launch(call.func, entries, scope, "LLMConfig(...)")
-                continue
-            name = self.process_name(call.func)
-            if name is None:
-                continue
-            for command in self.commands_for(call, name, scope, consumed):
-                launch = launch_from_command(command)
-                if launch is not None:
-                    yield launch
+                yield self.ray_launch(call.func, entries, scope, "LLMConfig(...)")
+            return
+        name = self.process_name(call.func)
+        if name is None:
+            return
+        for command in self.commands_for(call, name, scope, consumed):
+            launch = launch_from_command(command)
+            if launch is not None:
+                yield launch
 
     def environment(self, line: int) -> dict[str, Word]:
         """``os.environ`` writes made before ``line`` in this file."""
@@ -729,14 +848,20 @@ class _Builder:
         return words
 
     def _extensions(self, name: str, scope: _Scope) -> list[tuple[cst.BaseExpression | None, bool]]:
+        """What ``+=`` / ``.append`` / ``.extend`` add to a list in this reading (None: in a loop,
+        or under too many branches: unknown)."""
         found: _Scope | None = scope
         while found is not None and name not in found.assigned:
             found = found.parent
         if found is None:
             return []
         out = []
-        for value, conditional in found.extended.get(name, []):
-            out.append((None if conditional else value, conditional))
+        for value, path in found.extended.get(name, []):
+            on = self.on_path(path) if path is not None else None
+            if on is None:
+                out.append((None, True))
+            elif on:
+                out.append((value, False))
         return out
 
     def element_words(self, elements: list[tuple[cst.BaseExpression, bool]], scope: _Scope,

@@ -51,6 +51,7 @@ import bisect
 import itertools
 import posixpath
 import re
+from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..argv import CONTAINER_RUNTIMES, Elsewhere, elsewhere, read_container
@@ -102,6 +103,8 @@ _NUMERIC_SPECIALS = frozenset({"#", "?", "$", "!", "-"})
 #: nesting (statements and words together) beyond which a part is skipped / unknown
 _MAX_DEPTH = 60
 _MAX_NESTED_PARSES = 6
+#: function calls read inside function calls, at most
+_MAX_CALL_DEPTH = 3
 _UNKNOWN_MARK = "__rsm_unknown_"
 _HOLE = re.compile(r"\$\{" + _UNKNOWN_MARK + r"\d+\}")
 
@@ -326,8 +329,10 @@ class _Var:
     def __init__(self, kind: str, value: Any = None, loc: tuple[int, int] | None = None,
                  exported: bool | None = False, env: bool = False, local: bool = False,
                  gen: int = 0, span: Span | None = None) -> None:
-        self.kind = kind        # "scalar" | "partial" | "array" | "unknown" | "unset"
-        self.value = value      # _L for scalars (with holes when partial), list[_Field] for arrays
+        self.kind = kind        # "scalar" | "partial" | "array" | "unknown" | "unset" | "choice"
+        # _L for scalars (with holes when partial), list[_Field] for arrays, list[_Var] (one
+        # per branch that set it differently: `if`/`else`, `case`) for a choice
+        self.value = value
         self.loc = loc          # file range of the value (for env words); None: the command
         self.exported = exported  # True / False / None (maybe)
         self.env = env          # handed in by the caller (always part of the environment)
@@ -352,7 +357,31 @@ def _same(a: _Var | None, b: _Var | None) -> bool:
         ta = [(f.text, f.splat) for f in a.value]
         tb = [(f.text, f.splat) for f in b.value]
         return ta == tb and all(t is not None for t, _ in ta)
+    if a.kind == "choice":
+        return len(a.value) == len(b.value) and all(_same(x, y) for x, y in zip(a.value, b.value))
     return a.kind == "unset"
+
+
+#: more values than this in one choice, or more combinations than this in one command: unknown
+_MAX_CHOICES = 8
+_MAX_COMBINATIONS = 16
+
+
+def _choice(values: list[_Var | None]) -> _Var | None:
+    """One variable set differently by the branches of an ``if``/``case``: its finite set of
+    values (DESIGN.md), or None when the set is not small and readable."""
+    alternatives: list[_Var] = []
+    for v in values:
+        options = v.value if v is not None and v.kind == "choice" else [
+            v if v is not None else _Var("unknown")]  # not set in this file: the caller's value
+        for option in options:
+            if option.kind not in ("scalar", "partial", "array", "unset", "unknown"):
+                return None
+            if not any(_same(option, seen) or option.kind == seen.kind == "unknown" for seen in alternatives):
+                alternatives.append(option)
+    if len(alternatives) > _MAX_CHOICES or all(a.kind == "unknown" for a in alternatives):
+        return None
+    return _Var("choice", alternatives)
 
 
 def _merged_export(values: Iterable[_Var | None]) -> bool | None:
@@ -367,11 +396,17 @@ class _Scope:
         self.frames: list[tuple[str, dict[str, _Var]]] = [("base", base), ("top", {})]
         self.sticky: dict[str, _Var] = {}   # what function bodies assign
         self.functions: dict[str, dict[str, _Var]] = {}   # name -> the globals its body sets
+        #: name -> (the shell whose text holds it, its body, the commands read at its definition)
+        self.bodies: dict[str, tuple[Any, Any, list[Command]]] = {}
+        #: the arguments of the function call being read ($1, "$@"); empty: the script's own
+        self.args: list[list[_Field]] = []
         self.gen = 1
         self.barrier = 0
         self.allexport = False
         self.open_ended = open_ended
         self.env_names = {k for k, v in base.items() if v.env}
+        #: the branch being read ended with `exit` / `return`: nothing after it runs
+        self.exited = False
 
     def next_gen(self) -> int:
         self.gen += 1
@@ -408,8 +443,9 @@ class _Scope:
     def pop(self) -> dict[str, _Var]:
         return self.frames.pop()[1]
 
-    def merge(self, branches: list[dict[str, _Var]], exhaustive: bool) -> None:
-        """Fold branch frames (just popped) into the current frame."""
+    def merge(self, branches: list[dict[str, _Var]], exhaustive: bool, choices: bool = True) -> None:
+        """Fold branch frames (just popped) into the current frame; a variable the branches set
+        differently is the set of their values (``choices``; not for loops, which repeat)."""
         names: dict[str, None] = {}
         for frame in branches:
             names.update(dict.fromkeys(frame))
@@ -420,8 +456,11 @@ class _Scope:
                 values.append(before)
             last = next((frame[name] for frame in reversed(branches) if name in frame), None)
             assert last is not None
+            choice = None
             if all(v is not None for v in values) and all(_same(values[0], v) for v in values):
                 result = last.with_(exported=_merged_export(values))
+            elif choices and (choice := _choice(values)) is not None:
+                result = last.with_(kind="choice", value=choice.value, exported=_merged_export(values))
             else:
                 result = last.with_(kind="unknown", value=None, exported=_merged_export(values))
             result.local = any(v is not None and v.local for v in values)
@@ -513,11 +552,12 @@ class _Acc:
     def mark_quoted(self) -> None:
         self._b().quoted = True
 
-    def unknown(self, splat: bool, quoted: bool, loc: tuple[int, int] | None = None) -> None:
+    def unknown(self, splat: bool, quoted: bool, loc: tuple[int, int] | None = None,
+                shadow: _L | None = None) -> None:
         b = self._b()
         b.unknown = True
         b.parts.append(None)
-        b.shadow.append(_hole(loc or self.where()))
+        b.shadow.append(shadow if shadow is not None else _hole(loc or self.where()))
         b.splat |= splat and not self.nosplit
         b.quoted |= quoted or not splat
         b.adds += 1
@@ -600,8 +640,15 @@ class _Ctx:
         self.fmap = fmap
         self.base_dir = base_dir
         self.commands: list[Command] = []
+        #: files the script writes with a here-document (path -> text), for `--config PATH`
+        self.files: dict[str, _L] = {}
         self.parses = 0
         self.parser: Any = None
+        # reading a command once per combination of the choice variables it uses:
+        self.pins: dict[int, int] = {}     # choice (id of its value list) -> alternative read now
+        self.seen: dict[int, int] = {}     # choices met while reading, with their sizes
+        self.choices_unknown = False       # too many combinations: every choice is unknown
+        self.groups = itertools.count(1)
 
 
 class _Shell:
@@ -721,6 +768,9 @@ class _Shell:
         t = n.type
         scope = self.scope
         if t == "command":
+            name = n.child_by_field_name("name")
+            if name is not None and self.raw(name) in ("exit", "return"):
+                scope.exited = True
             self.command(n)
         elif t in ("program", "compound_statement", "do_group", "negated_command"):
             if n.children and n.children[0].type == "((":
@@ -763,9 +813,13 @@ class _Shell:
             body = n.child_by_field_name("body")
             name = n.child_by_field_name("name")
             if body is not None:
+                mark = len(self.ctx.commands)
                 scope.push("func")
                 self.stmt(body)
-                scope.end_function(self.raw(name) if name is not None else "", scope.pop())
+                func = self.raw(name) if name is not None else ""
+                scope.end_function(func, scope.pop())
+                if func:  # read again at each call, with its arguments
+                    scope.bodies[func] = (self, body, self.ctx.commands[mark:])
         elif t == "ERROR":
             self.block(n.children)
         elif t in ("test_command", "heredoc_body", "comment"):
@@ -802,6 +856,8 @@ class _Shell:
         chain.reverse()
         self.stmt(chain[0][1])
         scope = self.scope
+        defaulted = self._test_z(self.raw(chain[0][1])) if len(chain) == 2 and chain[1][0] == "&&" else None
+        before = scope.lookup(defaulted) if defaulted else None
         saved: list[dict[str, _Var]] = []
         scope.push("branch")
         for op, part in chain[1:]:
@@ -811,6 +867,8 @@ class _Shell:
             self.stmt(part)
         saved.append(scope.pop())
         scope.merge(saved, exhaustive=False)
+        if defaulted and before is None and defaulted in saved[0]:
+            scope.set(defaulted, saved[0][defaulted].with_())  # `[ -z "$M" ] && M=x`: a default
 
     def if_statement(self, n: Any) -> None:
         scope = self.scope
@@ -829,20 +887,42 @@ class _Shell:
                 self.stmt(c)
             else:
                 body.append(c)
-        scope.push("branch")
-        self.block(body)
-        branches.append(scope.pop())
+        defaulted = self._defaulted_name(n)
+        before = scope.lookup(defaulted) if defaulted else None
+        branches += self.branch(body)
         for c in n.named_children:
             if c.type == "elif_clause":
-                scope.push("branch")
-                self.block(c.children)
-                branches.append(scope.pop())
+                branches += self.branch(c.children)
             elif c.type == "else_clause":
                 exhaustive = True
-                scope.push("branch")
-                self.block(c.children)
-                branches.append(scope.pop())
+                branches += self.branch(c.children)
         scope.merge(branches, exhaustive)
+        if defaulted and before is None and branches and defaulted in branches[0] and not exhaustive:
+            # `if [ -z "$MODEL" ]; then MODEL=x; fi` is `MODEL=${MODEL:-x}`: the script's own default
+            scope.set(defaulted, branches[0][defaulted].with_())
+
+    def branch(self, nodes: Sequence[Any]) -> list[dict[str, _Var]]:
+        """Read one branch of an ``if``/``case``: its frame, or nothing if it ends the script
+        (``exit``, ``return``): then nothing it sets is seen after the statement."""
+        scope = self.scope
+        scope.exited = False
+        scope.push("branch")
+        self.block(nodes)
+        frame = scope.pop()
+        exited, scope.exited = scope.exited, False
+        return [] if exited else [frame]
+
+    def _defaulted_name(self, n: Any) -> str | None:
+        """X in ``if [ -z "$X" ]; then X=...`` (a default being set)."""
+        condition = n.child_by_field_name("condition")
+        return self._test_z(self.raw(condition)) if condition is not None else None
+
+    @staticmethod
+    def _test_z(text: str) -> str | None:
+        """X in ``[ -z "$X" ]`` / ``[[ -z $X ]]`` / ``test -z "$X"``."""
+        text = text.strip().rstrip(";").strip()
+        m = re.fullmatch(r'(?:\[\[?|test)\s+-z\s+"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?\s*(?:\]\]?)?', text)
+        return m.group(1) if m else None
 
     def case_statement(self, n: Any) -> None:
         scope = self.scope
@@ -859,9 +939,7 @@ class _Shell:
                     continue
                 if c.is_named:
                     body.append(c)
-            scope.push("branch")
-            self.block(body)
-            branches.append(scope.pop())
+            branches += self.branch(body)
         scope.merge(branches, exhaustive)
 
     def loop(self, n: Any) -> None:
@@ -876,7 +954,7 @@ class _Shell:
             if n.type == "c_style_for_statement" and c.type != "do_group" and c.type != "compound_statement":
                 continue
             self.stmt(c)
-        scope.merge([scope.pop()], exhaustive=False)
+        scope.merge([scope.pop()], exhaustive=False, choices=False)
 
     def redirected(self, n: Any) -> None:
         body = n.child_by_field_name("body")
@@ -886,6 +964,8 @@ class _Shell:
                 self.command(body, heredoc=heredocs[0])
             else:
                 self.stmt(body)
+        if body is not None and body.type == "command" and heredocs:
+            self.written_file(n, body, heredocs[0])
         # tree-sitter keeps the rest of a here-document's first line inside the redirect
         # (`cat <<EOF && vllm serve ...`, `cat <<'EOF' | bash`)
         for heredoc in heredocs:
@@ -895,9 +975,59 @@ class _Shell:
                     text = self.heredoc_text(heredoc)
                     if text is not None:
                         self.nested_shell(text, [], None)
+                elif c.type == "pipeline" and body is not None and self.raw(body).strip() == "cat" \
+                        and re.search(r"\b(?:kubectl|oc)\s+(?:apply|create|replace)\b.*-f\s+-", self.raw(c)):
+                    text = self.heredoc_text(heredoc)
+                    if text is not None:  # `cat <<EOF | kubectl apply -f -`: a manifest
+                        self.ctx.commands += self.located_documents(text, "yaml")
                 elif c.type in ("command", "pipeline", "list", "subshell", "compound_statement",
                                 "redirected_statement", "negated_command"):
                     self.stmt(c)
+
+    def written_file(self, n: Any, body: Any, heredoc: Any) -> None:
+        """``cat > cfg.yaml <<EOF`` / ``cat <<EOF > cfg.yaml`` / ``tee cfg.yaml <<EOF``: the file
+        a later ``vllm serve --config cfg.yaml`` of this script reads."""
+        words = self.raw(body).split()
+        target = None
+        if words and words[0] == "tee" and len(words) > 1:
+            target = next((w for w in words[1:] if not w.startswith("-")), None)
+        elif words == ["cat"]:
+            for redirect in [c for c in n.named_children if c.type == "file_redirect"] + \
+                    [c for c in heredoc.named_children if c.type == "file_redirect"]:
+                raw = self.raw(redirect)
+                if raw.startswith(">") and not raw.startswith(">>"):
+                    target = raw.lstrip(">").strip().strip("'\"")
+        text = self.heredoc_text(heredoc)
+        if target and text is not None and not target.startswith("/dev/"):
+            self.ctx.files[posixpath.normpath(target)] = text
+
+    def located_documents(self, text: _L, kind: str) -> list[Command]:
+        """The commands of a document written inside the script (a here-document), placed in
+        the file."""
+        from . import yaml_manifests
+
+        if kind != "yaml" or _UNKNOWN_MARK in text.text:
+            return []
+        place = self.placer_for(text)
+        return [_placed(c, place) for c in yaml_manifests.commands_in_yaml(text.text, base_dir=self.ctx.base_dir)]
+
+    def placer_for(self, text: _L) -> Callable[[Span], Span]:
+        """Spans of ``text`` (a string read out of this file) moved to where it is written."""
+        from ._common import LineIndex
+
+        inner = LineIndex(text.text)
+        fmap = self.ctx.fmap
+
+        def place(span: Span) -> Span:
+            if span.source is not None:
+                return span
+            a, b = inner.index(span.line, span.col), inner.index(span.end_line, span.end_col)
+            found = text.locate(a, max(b, a + 1))
+            if found is None:
+                return span
+            return fmap.span(*found)
+
+        return place
 
     def _reads_stdin_shell(self, pipeline: Any) -> bool:
         """``| bash`` / ``| sh -s``: a shell that runs what it reads."""
@@ -973,14 +1103,28 @@ class _Shell:
                 self.set_unknown(self.raw(inner), n, local=local)
             return
         name = self.raw(name_node)
-        kind, value, loc, op = self.assignment_value(n)
+        readings = self.with_choices(lambda: self.assignment_value(n))
+        kind, value, loc, op = readings[0]
+        if len(readings) > 1:  # `CMD="vllm serve $MODEL"` with MODEL one of a few values: so is CMD
+            choice = _choice([_Var(k, v, where) for k, v, where, _ in readings])
+            kind, value = ("choice", choice.value) if choice is not None else ("unknown", None)
         if "A" in flags or ("i" in flags and kind == "scalar" and not value.text.strip().isdigit()):
             kind, value = "unknown", None
         before = self.scope.lookup(name)
+        if op == "+=" and before is not None and before.kind == "choice" and kind in ("scalar", "partial"):
+            # `CMD+=" --flag"` after an if/else chose CMD: every value grows
+            grown = [_Var("partial" if "partial" in (alt.kind, kind) else "scalar", alt.value + value, alt.loc)
+                     if alt.kind in ("scalar", "partial") else _Var("unknown") for alt in before.value]
+            choice = _choice(list(grown))
+            kind, value, op = ("choice", choice.value, "=") if choice is not None else ("unknown", None, "=")
         if op == "+=" and before is None and kind == "array":
             before = _Var("array", [])   # arrays are never inherited from the environment
         if op == "+=":
-            if before is None or before.kind not in ("scalar", "array", "unset") \
+            if before is not None and before.kind in ("scalar", "partial") and kind in ("scalar", "partial"):
+                # `CMD+=" --max-model-len $LEN"`: a command string growing, holes and all
+                value = before.value + value
+                kind = "partial" if "partial" in (before.kind, kind) else "scalar"
+            elif before is None or before.kind not in ("scalar", "array", "unset") \
                     or kind in ("unknown", "partial"):
                 kind, value = "unknown", None
             elif kind == "array":
@@ -1361,11 +1505,62 @@ class _Shell:
         if quoted:
             acc.lit(_EMPTY, True)
 
+    def resolve(self, var: _Var | None) -> _Var | None:
+        """A choice variable as the combination being read has it (its first value while the
+        command is first read, to learn which choices it uses)."""
+        if var is None or var.kind != "choice":
+            return var
+        ctx = self.ctx
+        if ctx.choices_unknown:
+            return var.with_(kind="unknown", value=None)
+        key = id(var.value)
+        index = ctx.pins.get(key)
+        if index is None:
+            ctx.seen.setdefault(key, len(var.value))
+            index = 0
+        option = var.value[index]
+        return var.with_(kind=option.kind, value=option.value, loc=option.loc or var.loc)
+
+    def with_choices(self, read: Callable[[], Any]) -> list[Any]:
+        """``read()`` once per combination of the choice variables it uses (one result when it
+        uses none); with too many combinations, once with every choice unknown."""
+        ctx = self.ctx
+        outer_seen, outer_pins, outer_unknown = ctx.seen, ctx.pins, ctx.choices_unknown
+        ctx.seen = {}
+        try:
+            first = read()
+            new = {key: size for key, size in ctx.seen.items() if key not in outer_pins}
+            if not new:
+                return [first]
+            keys, sizes = list(new), list(new.values())
+            total = 1
+            for size in sizes:
+                total *= size
+            if total > _MAX_COMBINATIONS:
+                ctx.choices_unknown = True
+                return [read()]
+            results = [first]
+            for combo in itertools.islice(itertools.product(*map(range, sizes)), 1, None):
+                ctx.pins = {**outer_pins, **dict(zip(keys, combo))}
+                results.append(read())
+            return results
+        finally:
+            ctx.seen, ctx.pins, ctx.choices_unknown = outer_seen, outer_pins, outer_unknown
+
     def _value(self, name: str, index: str | None, where: tuple[int, int]) -> tuple[str, Any] | None:
         """("scalar", _L) / ("array", fields) / ("unset", None) / ("unknown", None); None: never set."""
+        if name.isdigit() and name != "0" and self.scope.args:
+            args = self.scope.args[-1]  # inside a call of a function: its arguments
+            k = int(name)
+            if k > len(args):
+                return "unset", None
+            arg = args[k - 1]
+            if arg.l is None or arg.splat:
+                return "unknown", None
+            return "scalar", arg.l.relocate(*where)
         if not _NAME.match(name):
             return None  # positional and special parameters
-        var = self.scope.lookup(name)
+        var = self.resolve(self.scope.lookup(name))
         if var is None:
             return None
         if var.kind in ("unknown", "unset"):
@@ -1421,8 +1616,12 @@ class _Shell:
 
     def emit_name(self, name: str, index: str | None, acc: _Acc, quoted: bool,
                   where: tuple[int, int]) -> None:
+        if name in ("@", "*") and self.scope.args:  # a function's arguments
+            self._emit_value("array", self.scope.args[-1], acc, quoted, star=name == "*")
+            return
         if name in ("@", "*"):
-            acc.unknown(name == "@" or not quoted, quoted)
+            # read again (`eval "... $@"`) it is the same shell's arguments: keep it as written
+            acc.unknown(name == "@" or not quoted, quoted, shadow=_L.fallback(f"${name}", *where))
             return
         multi = index == "@"   # "${A[@]}": any number of words
         var = self._value(name, index, where)
@@ -1441,6 +1640,26 @@ class _Shell:
     def command(self, n: Any, heredoc: Any = None) -> None:
         if n.has_error or not self._worth_reading(n, heredoc):
             return
+        ctx = self.ctx
+        mark = len(ctx.commands)
+
+        def read() -> list[Command]:
+            del ctx.commands[mark:]
+            self._command(n, heredoc)
+            return ctx.commands[mark:]
+
+        runs = self.with_choices(read)
+        del ctx.commands[mark:]
+        if len(runs) == 1:
+            ctx.commands.extend(runs[0])
+            return
+        # one written command read with each combination of values: the commands at the same
+        # place of each reading are one launch (a code is reported only if all of them fail)
+        group = next(ctx.groups)
+        for found in runs:
+            ctx.commands.extend(replace(c, group=group * 1000 + k) for k, c in enumerate(found))
+
+    def _command(self, n: Any, heredoc: Any = None) -> None:
         prefix_nodes: list[Any] = []
         arg_nodes: list[Any] = []
         name_seen = False
@@ -1530,13 +1749,16 @@ class _Shell:
             return
         if base == "eval":
             args = fields[1:]
-            if args and all(f.shadow is not None and not f.splat for f in args):
+            if args and all(f.shadow is not None for f in args):
                 self.nested_parse(_join([f.shadow for f in args if f.shadow is not None]), scope, [])
             if any(f.l is None for f in args) and not _BENIGN_EVAL.search(self.raw(n)):
                 scope.mark_barrier()   # an unknown string may assign anything
             return
         if base == "unset":
             self.unset([t for t in texts[1:] if t is not None])
+            return
+        if program in scope.bodies and len(scope.args) < _MAX_CALL_DEPTH:
+            self.call(program, fields[1:])
             return
         if program in scope.functions:
             # a call of a function defined above: what its body assigns is now set
@@ -1584,8 +1806,32 @@ class _Shell:
         finally:
             scope.frames.pop()
         env.update(prefix_env)
-        self.ctx.commands.append(Command(self.prefix + words, env, scope.open_ended, self.image,
-                                         self.ctx.base_dir))
+        ctx = self.ctx
+        files = {path: (text.text, self.placer_for(text)) for path, text in ctx.files.items()}
+        ctx.commands.append(Command(self.prefix + words, env, scope.open_ended, self.image, ctx.base_dir,
+                                    files=files))
+
+    def call(self, name: str, args: list[_Field]) -> None:
+        """A call of a function defined above: its body read again with these arguments ($1,
+        "$@"), in place of the reading at its definition (where they were unknown)."""
+        scope = self.scope
+        shell, body, at_definition = scope.bodies[name]
+        done = {id(c) for c in at_definition}
+        self.ctx.commands[:] = [c for c in self.ctx.commands if id(c) not in done]
+        scope.bodies[name] = (shell, body, [])
+        scope.args.append(args)
+        scope.push("func")
+        saved = shell.scope
+        shell.scope = scope
+        try:
+            shell.stmt(body)
+        finally:
+            shell.scope = saved
+            frame = scope.pop()
+            scope.args.pop()
+        for var_name, var in frame.items():  # its globals are set now
+            if not var.local:
+                scope.set(var_name, var.with_())
 
     def builtin_assigns(self, base: str, texts: list[str | None], n: Any) -> None:
         names: list[str] = []
@@ -1628,11 +1874,12 @@ class _Shell:
         env: dict[str, Word] = {}
         command_loc = self.node_loc(n)
         for name, v in self.scope.visible().items():
+            if not (v.env or name in self.scope.env_names or name.startswith("VLLM_")):
+                continue
+            v = self.resolve(v)  # type: ignore[assignment]
             if v.kind == "unset":
                 continue
             in_env = v.env or name in self.scope.env_names
-            if not (in_env or name.startswith("VLLM_")):
-                continue
             if not in_env and v.exported is False and v.kind == "unknown" and v.loc is None:
                 continue
             if v.loc is not None:
@@ -1755,6 +2002,11 @@ class _Shell:
 # --------------------------------------------------------------------------
 # Public API: shell
 # --------------------------------------------------------------------------
+
+def _placed(command: Command, place: Callable[[Span], Span]) -> Command:
+    return replace(command, words=[replace(w, span=place(w.span)) for w in command.words],
+                   env={k: replace(w, span=place(w.span)) for k, w in command.env.items()})
+
 
 def _passes_through(program: str) -> bool:
     """Whether ``program ... bash -c STRING`` runs STRING (a wrapper or a container runtime)."""

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any
+from typing import Any, Callable
 
-from ..model import Command, Span, Word
+from ..model import UNKNOWN, Command, Launch, Setting, Span, Word
 from ._common import (
     LineIndex,
     Tok,
@@ -74,6 +74,25 @@ def _loader() -> Any:
     import yaml
 
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+_TEMPLATE = re.compile(r"(?<![$\\]){{.*?}}")
+_TEMPLATE_LINE = re.compile(r"^[ \t]*{{-?.*?-?}}[ \t]*$", re.M)
+
+
+def mask_templates(text: str) -> str:
+    """Go/Helm template actions as YAML PyYAML can read, keeping every position.
+
+    A line that is only an action (``{{- if .Values.x }}``, ``{{- toYaml .Values.env |
+    nindent 12 }}``) becomes blank; an action inside a value becomes a plain scalar of
+    the same length that argv.py reads as a placeholder (an unknown value).  GitHub
+    Actions' ``${{ expr }}`` is left alone (the Actions reader masks it itself).
+    """
+    if "{{" not in text:
+        return text
+    text = _TEMPLATE_LINE.sub(lambda m: " " * len(m.group(0)), text)
+    return _TEMPLATE.sub(lambda m: "__RSMTPL" + "_" * (len(m.group(0)) - 8) if len(m.group(0)) >= 8
+                         else m.group(0), text)
 
 
 # ---------------------------------------------------------------------------
@@ -248,6 +267,8 @@ def _is_serve_config_node(root: Any) -> bool:
     known = {k for k in normal if k in SERVE_CONFIG_KEYS}
     if not known:
         return False
+    if 2 * sum(_is_vllm_option(k) for k in normal) < len(normal):
+        return False  # mostly another tool's keys (a TensorRT-LLM or SGLang options file)
     if known <= _GENERIC_KEYS:
         # `model:` / `port:` alone are in many other files: need a vLLM-only key too
         return any(k.startswith(("use-replayssm", "mamba-", "enable-", "disable-", "no-enable-"))
@@ -255,9 +276,21 @@ def _is_serve_config_node(root: Any) -> bool:
     return True
 
 
+def _is_vllm_option(key: str) -> bool:
+    """``key`` (dashes) names a ``vllm serve`` option (0.33.0's long options, ``no-``/``disable-``
+    forms included)."""
+    from ..knowledge import knowledge
+
+    options = knowledge().long_option_set
+    base = key[3:] if key.startswith("no-") else key
+    base = "enable-" + base[8:] if base.startswith("disable-") else base
+    return key in SERVE_CONFIG_KEYS or f"--{base}" in options or f"--{key}" in options
+
+
 def commands_in_yaml(text: str, *, path: str | None = None,
                      base_dir: str | None = None) -> list[Command]:
     """The commands YAML manifests, compose files, workflows and Helm values start."""
+    text = mask_templates(text)
     try:
         import yaml
 
@@ -585,6 +618,7 @@ def _script_commands(node: Any, doc: _Doc, env: dict[str, Word], *,
                      mask_gha: bool = False, image: str | None = None) -> list[Command]:
     """A scalar (or list of scalars) that a POSIX shell runs."""
     if _is_seq(node):
+        doc.consumed.add(id(node))
         parts, chars = [], []
         for item in node.value:
             if not _is_scalar(item):
@@ -681,8 +715,8 @@ def _mapping_commands(node: Any, doc: _Doc, chain: list[Any]) -> list[Command]:
     out: list[Command] = []
     image = _get(node, "image")
     command, args = _get(node, "command"), _get(node, "args")
-    if _is_scalar(image) and (command is not None or args is not None) \
-            and id(command) not in doc.consumed and id(args) not in doc.consumed:
+    if (command is not None or args is not None) and id(command) not in doc.consumed \
+            and id(args) not in doc.consumed and (_is_scalar(image) or _is_container(node, chain)):
         doc.consumed.update(id(n) for n in (command, args) if n is not None)
         out += _container(node, doc)
     script = _get(node, "script")
@@ -701,11 +735,54 @@ def _mapping_commands(node: Any, doc: _Doc, chain: list[Any]) -> list[Command]:
     for key, key_node, value in _items(node):
         if id(value) in doc.consumed:
             continue
+        if key.lower() in SCRIPT_KEYS and _is_script(value) and _mentions_launch(value):
+            out += _script_commands(value, doc, _env_of(node, doc), image=_vllm_image_of(node))
+            continue
         command = _helm_args(key, value, node, doc, chain)
         if command is not None:
             doc.consumed.add(id(value))
             out.append(command)
     return out
+
+
+#: keys whose string (or list of strings) a shell runs: SkyPilot and Actions ``run``/``setup``,
+#: GitLab ``script``, dstack ``commands``, RayJob ``entrypoint``, Helm values' custom commands
+SCRIPT_KEYS = frozenset({
+    "run", "setup", "script", "before_script", "after_script", "commands", "entrypoint",
+    "customcommand", "startcommand", "launchcommand", "servecommand", "startupcommand",
+    "startscript", "runscript", "shell",
+})
+
+
+def _mentions_launch(node: Any) -> bool:
+    values = [node] if _is_scalar(node) else list(node.value)
+    return any("vllm" in str(v.value).lower() or "replayssm" in str(v.value).lower() for v in values)
+
+
+def _env_of(node: Any, doc: _Doc) -> dict[str, Word]:
+    """The environment a mapping gives its script (``env:`` as a list or a map, ``envs:``)."""
+    env = _get(node, "env")
+    if _is_seq(env):
+        return _env_list(env, doc)[0]
+    if _is_map(env):
+        return _env_map(env, doc)
+    envs = _get(node, "envs")
+    return _env_map(envs, doc) if _is_map(envs) else {}
+
+
+#: sequences whose items are container specs (Pods, Jobs, LeaderWorkerSets, KServe runtimes...)
+_CONTAINER_LISTS = frozenset({"containers", "initcontainers", "ephemeralcontainers", "sidecars",
+                              "extracontainers"})
+
+
+def _is_container(node: Any, chain: list[Any]) -> bool:
+    """A container spec without ``image:`` (a kustomize patch, a template's, a values file's)."""
+    if len(chain) >= 2 and _is_seq(chain[-1]) and _is_map(chain[-2]):
+        for key, _, value in _items(chain[-2]):
+            if value is chain[-1] and key.lower() in _CONTAINER_LISTS:
+                return True
+    return _get(node, "name") is not None and (_get(node, "env") is not None
+                                               or _get(node, "resources") is not None)
 
 
 def _is_script(node: Any) -> bool:
@@ -798,3 +875,170 @@ _PS_FLAGS = {
     "tensorParallelSize": "--tensor-parallel-size", "maxNumSeqs": "--max-num-seqs",
     "gpuMemoryUtilization": "--gpu-memory-utilization", "maxLoras": "--max-loras",
 }
+
+
+# ---------------------------------------------------------------------------
+# Ray Serve LLM configs (a Serve config's llm_configs, a RayService's serveConfigV2)
+# ---------------------------------------------------------------------------
+
+#: keys of a RayService / Serve deployment whose string value is itself a Serve config YAML
+_NESTED_CONFIG_KEYS = frozenset({"serveconfigv2", "serveconfig"})
+
+
+def ray_launches_in_yaml(text: str, *, base_dir: str | None = None) -> list[Launch]:
+    """Ray Serve LLM configs: any mapping with ``engine_kwargs`` (vLLM's EngineArgs fields),
+    served model ``model_loading_config.model_source`` (else ``model_id``); also inside a
+    KubeRay RayService's ``serveConfigV2`` string."""
+    if "engine_kwargs" not in text:
+        return []
+    text = mask_templates(text)
+    try:
+        import yaml
+
+        docs = list(yaml.compose_all(text, Loader=_loader()))
+    except Exception:
+        return []
+    doc = _Doc(text, base_dir)
+    out: list[Launch] = []
+    for root in docs:
+        try:
+            out += _ray_configs(root, doc, doc.span)
+        except Exception:
+            continue
+    return out
+
+
+def _ray_configs(root: Any, doc: _Doc, span: Callable[[Any], Span]) -> list[Launch]:
+    from ..kwargs import launch_from_kwargs
+
+    out: list[Launch] = []
+    stack = [root]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if _is_map(node):
+            engine_kwargs = _get(node, "engine_kwargs")
+            if engine_kwargs is not None:
+                out.append(_ray_launch(node, engine_kwargs, span, launch_from_kwargs))
+            for key, _, value in _items(node):
+                if key.lower() in _NESTED_CONFIG_KEYS and _is_scalar(value) and "engine_kwargs" in str(value.value):
+                    out += _nested_ray_configs(value, doc, span)
+                else:
+                    stack.append(value)
+        elif _is_seq(node):
+            stack.extend(node.value)
+    return out
+
+
+def _ray_launch(node: Any, engine_kwargs: Any, span: Callable[[Any], Span], make: Any) -> Launch:
+    import yaml
+
+    constructor = yaml.SafeLoader("")
+    model: Setting | None = None
+    loading = _get(node, "model_loading_config")
+    source = (_get(loading, "model_source") or _get(loading, "model_id")) if _is_map(loading) else None
+    if source is not None:
+        model = Setting("model", _text(source) if _is_scalar(source) else UNKNOWN, span(source), "",
+                        span(source))
+    keywords: dict[str, Setting] = {}
+    unseen: list[str] = []
+    if _is_map(engine_kwargs):
+        for key, key_node, value in _items(engine_kwargs):
+            try:
+                converted = constructor.construct_object(value, deep=True)
+            except Exception:
+                converted = UNKNOWN
+            if isinstance(converted, str) and "__RSMTPL" in converted:
+                converted = UNKNOWN
+            keywords[key] = Setting(key, converted, span(key_node), key, span(value))
+    else:
+        unseen.append("engine_kwargs")
+    keywords.pop("model", None)
+    anchor = span(loading if loading is not None else engine_kwargs)
+    if model is None:
+        model = Setting("model", UNKNOWN, anchor, "")
+    return make(label="Ray Serve LLM config", anchor=anchor, model=model, keywords=keywords,
+                unseen=unseen, env={})
+
+
+def _nested_ray_configs(value: Any, doc: _Doc, span: Callable[[Any], Span]) -> list[Launch]:
+    """A YAML document written as a string (``serveConfigV2: |``), placed in the file."""
+    import yaml
+
+    inner = str(value.value)
+    chars = doc.chars(value)
+    if chars is None or len(chars) != len(inner):
+        return []
+
+    def inner_span(node: Any) -> Span:
+        a = chars[min(node.start_mark.index, len(chars) - 1)]
+        b = chars[min(max(node.end_mark.index - 1, node.start_mark.index), len(chars) - 1)] + 1
+        return doc.lines.span(a, b)
+
+    try:
+        roots = list(yaml.compose_all(inner, Loader=_loader()))
+    except Exception:
+        return []
+    return [launch for root in roots for launch in _ray_configs(root, doc, inner_span)]
+
+
+# ---------------------------------------------------------------------------
+# documents held in a string (a recipe's `guide: |` Markdown, a pod patch in an annotation)
+# ---------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^\s*(```|~~~)", re.M)
+
+
+def embedded_documents(text: str) -> list[tuple[str, str, Callable[[Span], Span]]]:
+    """``(kind, text, place)`` of the Markdown and YAML documents written as string values,
+    ``place`` moving a span of that text to where it is written in the file.  Only strings
+    that mention vLLM count; the caller lints them as their own kind."""
+    if "vllm" not in text.lower() and "replayssm" not in text.lower():
+        return []
+    text = mask_templates(text)
+    try:
+        import yaml
+
+        docs = list(yaml.compose_all(text, Loader=_loader()))
+    except Exception:
+        return []
+    doc = _Doc(text, None)
+    out: list[tuple[str, str, Callable[[Span], Span]]] = []
+    stack = [d for d in docs if d is not None]
+    while stack:
+        node = stack.pop()
+        if _is_map(node):
+            stack.extend(value for _, _, value in _items(node))
+        elif _is_seq(node):
+            stack.extend(node.value)
+        elif _is_scalar(node) and node.tag == _STR and "\n" in str(node.value):
+            value = str(node.value)
+            lowered = value.lower()
+            if "vllm" not in lowered and "replayssm" not in lowered:
+                continue
+            kind = "markdown" if _FENCE.search(value) else (
+                "yaml" if re.search(r"^\s*(?:-\s*)?(?:command|args|containers)\s*:", value, re.M) else None)
+            chars = doc.chars(node) if kind else None
+            if kind and chars is not None and len(chars) == len(value):
+                out.append((kind, value, _inner_placer(value, chars, doc.lines)))
+    return out
+
+
+def _inner_placer(value: str, chars: list[int], lines: LineIndex) -> Callable[[Span], Span]:
+    inner = LineIndex(value)
+
+    def place(span: Span) -> Span:
+        if span.source is not None:
+            return span
+        a = inner.index(span.line, span.col)
+        b = inner.index(span.end_line, span.end_col)
+        last = len(chars) - 1
+        start = chars[min(max(a, 0), last)]
+        end = chars[min(max(b - 1, a, 0), last)] + 1
+        moved = lines.span(start, end)
+        return Span(moved.line, moved.col, moved.end_line, moved.end_col, span.cell, span.source)
+
+    return place

@@ -92,7 +92,7 @@ def replay(record: dict[str, Any], workdir: Path) -> Replay:
     know = knowledge()
     release = verdict.target.release
     mv = model_verdict(launch, know, extra_models=config.extra_models, model_dirs=())
-    readings = list(scenarios(launch, release, "cuda", mv.architectures, know))
+    readings = list(scenarios(launch, release, "cuda", mv.architectures, know, draft_method=mv.draft_method))
     parsed = readings[0].facts if len(readings) == 1 else None
     return Replay(record, sorted({f.code for f in verdict.findings}), parsed)
 
@@ -104,10 +104,6 @@ KNOWN_DIFFERENCES: list[tuple[Any, str]] = [
      "vLLM ignores a --mamba-block-size equal to the model's max_model_len (the tiny models have "
      "4096); the linter does not read a model's length, so it reports any block size without "
      "prefix caching"),
-    (lambda rec, codes: rec["outcome"] != "ok" and "RSM008" not in codes
-     and "Model Runner V2 does not yet support: speculative method 'draft_model'" in rec["outcome"]["error"],
-     "vLLM decides a speculative method from the draft model's own config when none is given; the "
-     "linter reads only the draft's name, so the method (and with it the runner) stays unknown"),
     (lambda rec, codes: rec["outcome"] != "ok" and "RSM008" not in codes
      and re.search(r'"mode": ?1\b', " ".join(rec["argv"])) is not None,
      "with stock torch.compile (compilation mode 1) vLLM may or may not fall back to Model Runner "

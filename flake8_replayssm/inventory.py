@@ -1,0 +1,132 @@
+"""What the linter saw in a file: every launch (clean ones too) and every line that looks
+like a launch where none was recognised.
+
+A linter's silence must mean "clean", not "not seen": ``replayssm-lint check
+--show-launches`` (and ``--verbose``) list each launch with its model, release and the
+assumptions it was judged under, and the launch-looking lines that no launch covers,
+so a user can see what the linter did not understand.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from .engine import Verdict
+
+#: a line that looks like a vLLM launch or one of its options
+LAUNCH_LOOKING = re.compile(
+    r"\bvllm\s+(?:serve|run-batch|bench\s+(?:latency|throughput))\b|vllm\.entrypoints\.|\bapi_server\b"
+    r"|use[_-]replayssm|\b(?:LLM|EngineArgs|AsyncEngineArgs|LLMConfig)\s*\(|\bengine_kwargs\b"
+    r"|vllm/vllm-openai")
+#: lines that only talk about a launch: comments, log and help text, process management
+_TALK = re.compile(r"^\s*(?:#|//|<!--|\*|echo\b|printf\b|print\(|log(?:ger)?[.(]|pkill\b|pgrep\b|kill\b"
+                   r"|help\s*=|description\s*=)")
+
+
+@dataclass
+class LaunchNote:
+    """One launch as judged (a launch read with several values of a variable is one note)."""
+
+    line: int
+    col: int
+    cell: int | None
+    label: str
+    model: str
+    release: str
+    release_reason: str
+    codes: list[str]
+    assumed: list[str] = field(default_factory=list)
+    readings: int = 1
+
+    def as_dict(self, path: str) -> dict[str, object]:
+        item: dict[str, object] = {
+            "path": path, "line": self.line, "column": self.col + 1, "launch": self.label,
+            "model": self.model, "vllm_version": self.release, "vllm_version_reason": self.release_reason,
+            "codes": self.codes, "assumed": self.assumed, "readings": self.readings}
+        if self.cell is not None:
+            item["cell"] = self.cell
+        return item
+
+    def text(self, path: str) -> str:
+        where = f"{path}:" + (f"cell {self.cell}:" if self.cell is not None else "") + f"{self.line}:{self.col + 1}"
+        codes = ", ".join(self.codes) if self.codes else "clean"
+        parts = [f"{where}: launch {self.label}: {codes}; model {self.model}; "
+                 f"vLLM {self.release} ({self.release_reason})"]
+        if self.readings > 1:
+            parts.append(f"read {self.readings} ways (a variable with several values)")
+        parts += [f"assuming {a}" for a in self.assumed]
+        return "; ".join(parts)
+
+
+@dataclass
+class Unrecognised:
+    """A line that looks like a launch where no launch was recognised."""
+
+    line: int
+    cell: int | None
+    text: str
+
+    def as_dict(self, path: str) -> dict[str, object]:
+        item: dict[str, object] = {"path": path, "line": self.line, "text": self.text}
+        if self.cell is not None:
+            item["cell"] = self.cell
+        return item
+
+    def line_text(self, path: str) -> str:
+        where = f"{path}:" + (f"cell {self.cell}:" if self.cell is not None else "") + str(self.line)
+        return f"{where}: looks like a launch, none recognised: {self.text}"
+
+
+def launch_notes(verdicts: Sequence[Verdict], reported: Sequence[tuple]) -> list[LaunchNote]:
+    """One note per written launch (the first reading of a group stands for the group)."""
+    notes: list[LaunchNote] = []
+    groups: dict[int, LaunchNote] = {}
+    for verdict, findings in zip(verdicts, reported):
+        launch = verdict.launch
+        if launch.group is not None and launch.group in groups:
+            groups[launch.group].readings += 1
+            continue
+        model = launch.model.value if launch.model is not None and isinstance(launch.model.value, str) \
+            else None
+        arch = verdict.architectures[0] if len(verdict.architectures) == 1 else None
+        shown = (f"{model} ({arch})" if model and arch else model or
+                 (f"unknown ({verdict.model_detail})" if arch is None else f"{arch} ({verdict.model_detail})"))
+        assumed = [f"{u} adds no ReplaySSM option" for u in launch.unseen] if verdict.extra_args == "closed" else []
+        note = LaunchNote(launch.anchor.line, launch.anchor.col, launch.anchor.cell,
+                          launch.label or launch.entry, shown, verdict.target.name, verdict.target.reason,
+                          sorted({f.code for f in findings}), assumed)
+        if launch.group is not None:
+            groups[launch.group] = note
+        notes.append(note)
+    return notes
+
+
+def covered_lines(verdicts: Iterable[Verdict]) -> set[tuple[int | None, int]]:
+    """(cell, line) of every line from a launch's first span to its last, in this file."""
+    covered: set[tuple[int | None, int]] = set()
+    for verdict in verdicts:
+        launch = verdict.launch
+        settings = [launch.model, *launch.options.values(), *launch.env.values()]
+        spans = [launch.anchor] + [s.span for s in settings if s is not None]
+        spans += [s.value_span for s in launch.options.values() if s.value_span is not None]
+        by_cell: dict[int | None, list[int]] = {}
+        for span in spans:
+            if span.source is None:
+                by_cell.setdefault(span.cell, []).extend((span.line, span.end_line))
+        for cell, lines in by_cell.items():
+            covered.update((cell, line) for line in range(min(lines), max(lines) + 1))
+    return covered
+
+
+def unrecognised_lines(candidates: Iterable[tuple[int | None, int, str]],
+                       verdicts: Iterable[Verdict]) -> list[Unrecognised]:
+    covered = covered_lines(verdicts)
+    out = []
+    for cell, line, text in candidates:
+        if (cell, line) not in covered and LAUNCH_LOOKING.search(text) and not _TALK.match(text):
+            snippet = " ".join(text.split())
+            out.append(Unrecognised(line, cell, snippet if len(snippet) <= 100 else snippet[:97] + "..."))
+    return out
