@@ -29,20 +29,17 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    import tomli as tomllib
+from .data_files import read_data
+from .files import read_bounded
+from .unchecked import NotChecked
 
 __all__ = [
     "KIND_ATTENTION_FREE",
@@ -141,9 +138,8 @@ class _Data:
 
 
 def _load_toml() -> dict[str, Any]:
-    """Read the shipped data file through importlib.resources (zip-safe)."""
-    ref = resources.files("flake8_replayssm").joinpath("data").joinpath("architectures.toml")
-    return tomllib.loads(ref.read_text(encoding="utf-8"))
+    """The shipped data file, parsed (zip-safe; kept parsed between runs)."""
+    return read_data("architectures.toml")
 
 
 @cache
@@ -242,9 +238,9 @@ def _read_config_dir(directory: Path, shown: str) -> Resolution:
             return _unknown(
                 f"{shown} has no config.json (Mistral-format or incomplete checkpoint?)"
             )
-        if config.stat().st_size > _MAX_CONFIG_BYTES:
-            return _unknown(f"{shown}/config.json is too large to be a model config")
-        data = json.loads(config.read_bytes())
+        data = json.loads(read_bounded(str(config), _MAX_CONFIG_BYTES))  # regular files only, bounded
+    except NotChecked as exc:
+        return _unknown(f"{shown}/config.json not read: {exc.reason}")
     except (OSError, ValueError, RecursionError) as exc:
         return _unknown(f"cannot read {shown}/config.json: {type(exc).__name__}")
     archs = data.get("architectures") if isinstance(data, dict) else None

@@ -406,6 +406,8 @@ def _convert(kind: str, word: Word) -> tuple[Any, str | None]:
             return (_dashless(value) if isinstance(value, dict) else value), None
     if text is None or UNKNOWN_PART in text:
         return UNKNOWN, None
+    if kind == "json" and ("${" in text or "{{" in text):
+        return UNKNOWN, None  # a template's JSON, completed before it runs
     if kind == "int":
         try:
             return int(text), None
@@ -485,7 +487,8 @@ class _Parser:
     def step(self, args: list[Word], i: int) -> int:
         word = args[i]
         if word.text is not None and UNKNOWN_PART in word.text:
-            word = args[i] = Word(None, word.span, word.splat, word.label)
+            # `/models/$NAME`: a word with a written part is one word, whatever the unknown part is
+            word = args[i] = Word(None, word.span, False, word.label)
         elif placeholder(word.text) is not None:
             word = args[i] = Word(None, word.span, placeholder(word.text) == "arguments", word.text)
         text = word.text

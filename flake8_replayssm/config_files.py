@@ -16,15 +16,48 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .files import MAX_SETTINGS_BYTES, inside_project, read_bounded
 from .model import Setting, Span, Word
+from .unchecked import NotChecked, note
 
-MAX_CONFIG_BYTES = 1_000_000
+
+#: a value whose aliases expand past this many nodes is not a real option value
+MAX_EXPANDED_NODES = 10_000
 
 
 @dataclass
 class ConfigArgs:
     words: list[Word] = field(default_factory=list)
     false_keys: list[Setting] = field(default_factory=list)
+    #: values not followed because a bound was hit: (span, why)
+    bounded: list[tuple[Span, str]] = field(default_factory=list)
+
+
+def expanded_size(node: Any, sizes: dict[int, int] | None = None) -> int:
+    """How many nodes ``node`` stands for once its aliases are expanded (memoised: a chain of
+    aliases is counted in time linear in the document, however large it expands)."""
+    sizes = {} if sizes is None else sizes
+    stack = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        key = id(current)
+        if key in sizes and not done:
+            continue
+        children = _children(current)
+        if not done:
+            sizes[key] = 1  # a cycle counts once
+            stack.append((current, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+        else:
+            sizes[key] = min(1 + sum(sizes.get(id(child), 1) for child in children), 1 << 40)
+    return sizes[id(node)]
+
+
+def _children(node: Any) -> list[Any]:
+    value = getattr(node, "value", None)
+    if not isinstance(value, list):
+        return []
+    return [n for item in value for n in (item if isinstance(item, tuple) else (item,))]
 
 
 def _span(node: Any, source: str | None, place: Callable[[Span], Span] | None = None) -> Span:
@@ -55,10 +88,18 @@ def config_args_from_text(text: str, source: str | None = None,
         return None
     constructor = yaml.SafeLoader("")
     args = ConfigArgs()
+    sizes: dict[int, int] = {}
     for key_node, value_node in root.value:
         if key_node.tag != "tag:yaml.org,2002:str":
             continue
         key = key_node.value
+        if expanded_size(value_node, sizes) > MAX_EXPANDED_NODES:
+            # aliases that expand past any real option value (`a9: [*a8, *a8, ...]`): unknown
+            args.bounded.append((_span(value_node, source, place), f"the value of '{key}' expands past "
+                                                                   f"{MAX_EXPANDED_NODES} YAML nodes"))
+            args.words.extend([Word("--" + key, _span(key_node, source, place)),
+                               Word(None, _span(value_node, source, place))])
+            continue
         try:
             value = constructor.construct_object(value_node, deep=True)
         except Exception:
@@ -93,13 +134,22 @@ def reader_with_files(files: dict[str, tuple[str, Callable[[Span], Span]]]) -> C
 
 
 def read_config_file(path: str, base_dir: str | None) -> ConfigArgs | None:
-    """Read ``--config PATH`` relative to ``base_dir``; None when it cannot be read."""
+    """Read ``--config PATH`` relative to ``base_dir``; None when it cannot or may not be read.
+
+    The path is written inside a linted file, by whoever wrote that file: it is read
+    only inside the project (:func:`flake8_replayssm.files.inside_project`), only if it
+    is a regular file, and only up to a size bound.  Otherwise the launch is judged
+    with the file unknown, and ``--verbose`` says why.
+    """
     full = path if os.path.isabs(path) or base_dir is None else os.path.join(base_dir, path)
+    if not os.path.lexists(full):
+        return None  # a path on the serving machine (an image, a volume): nothing to say
+    if not inside_project(full):
+        note(f"--config {path}: outside the project, not read; the launch is judged with its options unknown")
+        return None
     try:
-        if os.path.getsize(full) > MAX_CONFIG_BYTES:
-            return None
-        with open(full, "rb") as fh:
-            text = fh.read().decode("utf-8", errors="replace")
-    except OSError:
+        text = read_bounded(full, MAX_SETTINGS_BYTES).decode("utf-8", errors="replace")
+    except NotChecked as exc:
+        note(f"--config {path}: {exc.reason}, not read; the launch is judged with its options unknown")
         return None
     return config_args_from_text(text, source=full)

@@ -69,8 +69,13 @@ def _say_what_was_assumed(findings: list[Finding], launch: Launch, release, conf
                                          verdict, know)}
     unseen = " and ".join(launch.unseen)
     verb = "add" if len(launch.unseen) > 1 else "adds"
-    note = f"assuming {unseen} {verb} no ReplaySSM option"
-    return [f if f.code in strict else replace(f, message=_with_note(f.message, note)) for f in findings]
+    replayssm_checks = {c.code for c in release.checks if c.applies == "replayssm"}
+
+    def note(code: str) -> str:  # what the unseen part is assumed not to hold
+        what = "ReplaySSM option" if code in replayssm_checks else "option that changes this"
+        return f"assuming {unseen} {verb} no {what}"
+
+    return [f if f.code in strict else replace(f, message=_with_note(f.message, note(f.code))) for f in findings]
 
 
 def _with_note(message: str, note: str) -> str:

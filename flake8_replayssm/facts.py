@@ -26,6 +26,9 @@ DEFAULT_NOTES = {
     "v2": "VLLM_USE_V2_MODEL_RUNNER is unset, and vLLM {version} then uses Model Runner V2 on {platform}",
     "prefix_caching": "prefix caching is not set, and vLLM {version} turns it {pc_word} for this model",
     "backend": "--mamba-backend defaults to triton",
+    # a value vLLM derives, named in its message though the launch never wrote it
+    "cache_mode": "the launch does not set --mamba-cache-mode {mode}: vLLM {version} derives it from prefix "
+                  "caching being {pc_word}{pc_how}",
 }
 
 #: candidate values for an unknown speculative method (one keeps V2 in every
@@ -45,6 +48,7 @@ FACT_DIMENSIONS: dict[str, frozenset[str]] = {
     "backend": frozenset({"backend"}),
     "prefix_caching": frozenset({"architecture", "pc_explicit"}),
     "cache_mode": frozenset({"architecture", "pc_explicit", "user_mode"}),
+    "mode_arg": frozenset({"user_mode"}),
     "env_v2_forced": frozenset({"env_v2"}),
     "v2_unsupported": frozenset({"spec", "architecture", "pc_explicit", "user_mode", "dbo", "executor",
                                  "pp", "parallel_drafting", "logits_processors"}),
@@ -264,14 +268,32 @@ def is_disable_alias(spelling: str) -> bool:
     return spelling.replace("_", "-").startswith("--disable-")
 
 
+@dataclass
+class Dimensions:
+    """The values each unknown of a launch may take on one release (worked out once per
+    launch, then enumerated per code over only the dimensions its checks read)."""
+
+    values: dict[str, list[Any]]
+    backend_given: bool
+    max_len: Any
+
+
 def scenarios(launch: Launch, release: Release, platform: str, architectures: Sequence[str],
               know: Knowledge, vary: frozenset[str] | None = None,
-              draft_method: str | None = None) -> Iterator[Scenario]:
+              draft_method: str | None = None, prepared: Dimensions | None = None) -> Iterator[Scenario]:
     """Every concrete reading of ``launch`` on ``release``, likeliest-valid first.
 
     Only the dimensions in ``vary`` (all when None) take all their values; the
     others keep their first, which is enough for conditions that cannot see them.
+    ``prepared`` is :func:`dimensions` of the same launch, when the caller has it.
     """
+    prepared = prepared or dimensions(launch, release, architectures, know, draft_method)
+    return readings(prepared, release, platform, vary)
+
+
+def dimensions(launch: Launch, release: Release, architectures: Sequence[str], know: Knowledge,
+               draft_method: str | None = None) -> Dimensions:
+    """What each unknown of ``launch`` may be on ``release``."""
     options = effective_options(launch, release)
 
     def value(name: str, absent: Any = None) -> Any:
@@ -317,6 +339,14 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
         "logits_processors": _bool_choices(value("logits_processors")),
         "runner_guess": [False, True],
     }
+    return Dimensions(dims, backend_value is not None, max_len_value)
+
+
+def readings(prepared: Dimensions, release: Release, platform: str,
+             vary: frozenset[str] | None) -> Iterator[Scenario]:
+    """The scenarios of prepared dimensions (see :func:`scenarios`)."""
+    dims = prepared.values
+    max_len_value = prepared.max_len
     if vary is not None:
         dims = {name: values if name in vary else values[:1] for name, values in dims.items()}
     names = list(dims)
@@ -331,9 +361,11 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
             defaults.add("prefix_caching")
         spec, method = d["spec"]
         backend = str(d["backend"]).lower()
-        if backend_value is None:
+        if not prepared.backend_given:
             defaults.add("backend")
         cache_mode = effective_cache_mode(release, d["user_mode"], pc, arch, kind)
+        if d["user_mode"] is None:
+            defaults.add("cache_mode")
         runner_facts = {"dbo": d["dbo"], "executor": d["executor"], "pp": d["pp"],
                         "parallel_drafting": bool(d["parallel_drafting"]), "method": method,
                         "compile_mode": d["compile_mode"],
@@ -360,6 +392,7 @@ def scenarios(launch: Launch, release: Release, platform: str, architectures: Se
             "backend": backend,
             "prefix_caching": pc,
             "cache_mode": cache_mode,
+            "mode_arg": d["user_mode"],
             "v2": v2,
             "kv": d["kv"],
             "buffer_len": d["buffer_len"],
@@ -377,4 +410,6 @@ def default_note(fact: str, scenario: Scenario, release: Release, platform: str)
         version=release.version,
         platform={"cuda": "CUDA", "rocm": "ROCm", "xpu": "XPU"}.get(platform, platform),
         pc_word="on" if scenario.facts["prefix_caching"] else "off",
+        pc_how=" (its default for this model)" if "prefix_caching" in scenario.defaults else "",
+        mode=scenario.facts.get("cache_mode", ""),
     )

@@ -41,10 +41,11 @@ def _cache_mode_findings(launch: Launch, setting: Setting, release: Release) -> 
         shown = ", ".join(repr(c) for c in choices)
         how = ("argument --mamba-cache-mode: invalid choice" if launch.form == "argv"
                else "mamba_cache_mode must be one of the CacheConfig choices")
-        return Finding(
-            setting.value_span or setting.span, "RSM104",
-            f"{how}: {value!r} (choose from {shown}) [vLLM {release.version}]; "
-            "fix: use --mamba-cache-mode align" + (" or drop it" if "all" not in choices else ""),
+        fix = "drop it (it has no effect in this release)" if release.cache_mode_deprecated else \
+            "use --mamba-cache-mode align" + (" or drop it" if "all" not in choices else "")
+        return Finding(  # at the flag, where the user reads the option, not at its value
+            setting.span, "RSM104",
+            f"{how}: {value!r} (choose from {shown}) [vLLM {release.version}]; fix: {fix}",
         )
     if release.cache_mode_deprecated:
         return Finding(
@@ -65,7 +66,7 @@ def value_findings(launch: Launch, know: Knowledge) -> list[Finding]:
             and backend.value.lower() not in know.valid_backends:
         valid = ", ".join(b.upper() for b in know.valid_backends)
         findings.append(Finding(
-            backend.value_span or backend.span, "RSM106",
+            backend.span, "RSM106",
             f"Unknown Mamba SSU backend: {backend.value.upper()!r}. Valid options are: {valid}; "
             "fix: use --mamba-backend triton or flashinfer"))
     buffer = options.get("replayssm_buffer_len")

@@ -22,8 +22,8 @@ LAUNCH_LOOKING = re.compile(
     r"|use[_-]replayssm|\b(?:LLM|EngineArgs|AsyncEngineArgs|LLMConfig)\s*\(|\bengine_kwargs\b"
     r"|vllm/vllm-openai")
 #: lines that only talk about a launch: comments, log and help text, process management
-_TALK = re.compile(r"^\s*(?:#|//|<!--|\*|echo\b|printf\b|print\(|log(?:ger)?[.(]|pkill\b|pgrep\b|kill\b"
-                   r"|help\s*=|description\s*=)")
+_TALK = re.compile(r"^\s*(?:#|//|<!--|\*|(?:echo|printf|info|warn|warning|error|err|die|debug|msg|say|log|"
+                   r"banner|pkill|pgrep|kill)\b|print\(|log(?:ger|ging)?[.(]|help\s*=|description\s*=)")
 
 
 @dataclass

@@ -8,18 +8,12 @@ typed objects, so that a new vLLM release is a data change.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from importlib import resources
 from typing import Any, Mapping
 
 from .conditions import Condition, compile_condition
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from .data_files import read_data
 
 PLATFORMS = ("cuda", "rocm", "xpu")
 
@@ -143,8 +137,7 @@ def normalize_version(version: str) -> str:
 
 
 def _read(name: str) -> dict[str, Any]:
-    with resources.files(__package__).joinpath("data", name).open("rb") as fh:
-        return tomllib.load(fh)
+    return read_data(name)
 
 
 def _resolve_extends(raw: Mapping[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -13,13 +13,17 @@ import os
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .config import LintConfig
-from .engine import Verdict, judge
+from .files import confined_to
 from .inventory import LAUNCH_LOOKING, LaunchNote, Unrecognised, launch_notes, unrecognised_lines
 from .model import Command, Finding, Launch, Span
-from .noqa import suppressed
+from .noqa import Suppressions
+from .unchecked import NotChecked, not_followed, note, recording
+
+if TYPE_CHECKING:
+    from .engine import Verdict
 
 #: a text must contain one of these to hold anything we report (plain substring
 #: tests: much faster than a regular expression over every file of a large tree)
@@ -99,21 +103,23 @@ def _dockerfile(text: str, base_dir: str | None) -> list[Command]:
 
 
 def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
-    return _python_launches_or_none(text, base_dir) or []
+    """The launches of a Python text; :class:`NotChecked` when it cannot be parsed (safely)."""
+    from .frontends.python_screen import candidate_lines, parsed
+    from .guard import check_python, python_parse_failure
 
-
-def _python_launches_or_none(text: str, base_dir: str | None) -> list[Launch] | None:
-    """The launches of a Python text; None when libcst cannot parse it."""
-    from .frontends.python_screen import might_launch
-
-    if not might_launch(text):
+    lines = candidate_lines(text)
+    if lines is False:
         return []
+    tree = parsed(text)  # the screen's tree (None: ast rejects the text)
+    ast_error = check_python(text, tree)  # too deep for the frontend's walk is RSM900, not a lost file
     from .frontends.python import launches_in_python
 
     try:
-        return launches_in_python(text, base_dir=base_dir)
-    except Exception:  # libcst cannot parse it (syntax error, newer grammar): no findings
-        return None
+        return launches_in_python(text, base_dir=base_dir, tree=tree, candidate_lines=lines or None)
+    except RecursionError:
+        raise NotChecked("too deeply nested to parse safely") from None
+    except Exception as exc:  # libcst cannot parse it either
+        raise python_parse_failure(ast_error, exc) from None
 
 
 def _commands_to_launches(commands: list[Command]) -> list[Launch]:
@@ -122,10 +128,19 @@ def _commands_to_launches(commands: list[Command]) -> list[Launch]:
     return [launch for launch in map(launch_from_command, commands) if launch is not None]
 
 
+def _lines_of(launch: Launch, cell: int | None = None) -> set[int]:
+    """The lines a launch was read from (its word, its model, its options), in one cell."""
+    spans = [launch.anchor] + [s.span for s in [launch.model, *launch.options.values()] if s is not None]
+    return {line for span in spans if span.source is None and span.cell == cell
+            for line in range(span.line, span.end_line + 1)}
+
+
 def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
     from .argv import launch_from_serve_config
     from .frontends import yaml_manifests
+    from .guard import check_yaml
 
+    check_yaml(text)
     from .sglang import argv as sglang_argv
 
     if sglang_argv.is_serve_config(text):
@@ -138,15 +153,21 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[La
         + yaml_manifests.ray_launches_in_yaml(text, base_dir=base_dir)
     for kind, inner, place in yaml_manifests.embedded_documents(text):
         # a recipe's `guide: |` Markdown, a pod patch in an annotation: that kind, placed here
-        found = _markdown_launches(inner, base_dir, path) if kind == "markdown" \
-            else _yaml_launches(inner, base_dir, path)
-        launches += [_move(launch, place) for launch in found]
+        try:
+            found = _markdown_launches(inner, base_dir, path) if kind == "markdown" \
+                else _yaml_launches(inner, base_dir, path)
+        except NotChecked as exc:  # a string that only looked like a document
+            note(f"a {kind} document inside a string was not checked: {exc.reason}")
+            continue
+        launches += [move_launch(launch, place) for launch in found]
     return launches
 
 
 def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
     from .frontends import notebook
+    from .guard import check_notebook
 
+    check_notebook(text)
     launches = _commands_to_launches(notebook.commands_in_notebook(text, path=path, base_dir=base_dir))
     for cell, source in notebook.markdown_cells_of_notebook(text):
         if has_trigger(source):
@@ -159,38 +180,54 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
     for cell, source in cells:
         starts.append((joined.count("\n"), cell))
         joined += source if source.endswith("\n") or not source else source + "\n"
-    together = _python_launches_or_none(joined, base_dir)
-    if together is not None:
-        return launches + [_to_cells(launch, starts) for launch in together]
+    try:
+        return launches + [_to_cells(launch, starts) for launch in _python_launches(joined, base_dir)]
+    except NotChecked:
+        pass
     for cell, source in cells:  # a broken cell: judge the others on their own
         if has_trigger(source, "python"):
-            launches += [_in_cell(launch, cell) for launch in _python_launches(source, base_dir)]
+            try:
+                launches += [_in_cell(launch, cell) for launch in _python_launches(source, base_dir)]
+            except NotChecked as exc:
+                not_followed(Span(exc.line, exc.col, exc.line, exc.col, cell=cell), exc.reason)
     return launches
 
 
 def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
     from .frontends import markdown
 
-    from .argv import launch_from_serve_config
-
     launches = _commands_to_launches(markdown.commands_in_markdown(text, path=path, base_dir=base_dir))
     program = markdown.python_program_of_markdown(text)
-    together = _python_launches_or_none(program[0], base_dir) \
-        if program is not None and has_trigger(program[0], "python") else None
+    together = None
+    if program is not None and has_trigger(program[0], "python"):
+        try:
+            together = _python_launches(program[0], base_dir)
+        except NotChecked:  # judge the blocks one by one
+            together = None
     if together is not None:  # the page's blocks as one program, as a notebook's cells are
         launches += [_shifted(launch, 0, program[1]) for launch in together]  # type: ignore[index]
     else:
         for first_line, source in markdown.python_blocks_of_markdown(text):
             if has_trigger(source, "python"):
-                launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
-    for first_line, body, indents in markdown.serve_configs_of_markdown(text):
-        launch = launch_from_serve_config(body, base_dir=base_dir)
-        if launch is not None:
-            launches.append(_shifted(launch, first_line - 1, indents))
+                try:
+                    launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
+                except NotChecked as exc:
+                    line = exc.line + first_line - 1
+                    if exc.kind == "syntax":  # a fence in prose is often an excerpt, not a program
+                        note(f"line {line}: Python block not checked: {exc.reason}")
+                    else:
+                        not_followed(Span(line, exc.col, line, exc.col), exc.reason)
+    for first_line, body, indents in markdown.yaml_blocks_of_markdown(text):
+        if has_trigger(body):
+            try:
+                launches += [_shifted(launch, first_line - 1, indents)
+                             for launch in _yaml_launches(body, base_dir, path)]
+            except NotChecked as exc:  # a YAML fence in prose: an excerpt more often than a file
+                note(f"line {exc.line + first_line - 1}: YAML block not checked: {exc.reason}")
     return launches
 
 
-def _move(launch: Launch, change: Callable[[Span], Span]) -> Launch:
+def move_launch(launch: Launch, change: Callable[[Span], Span]) -> Launch:
     """The same launch with every span moved (into a notebook cell, down a Markdown file)."""
     from dataclasses import replace
 
@@ -211,7 +248,7 @@ def _move(launch: Launch, change: Callable[[Span], Span]) -> Launch:
 def _in_cell(launch: Launch, cell: int) -> Launch:
     from dataclasses import replace
 
-    return _move(launch, lambda s: s if s.source else replace(s, cell=cell))
+    return move_launch(launch, lambda s: s if s.source else replace(s, cell=cell))
 
 
 def _to_cells(launch: Launch, starts: list[tuple[int, int]]) -> Launch:
@@ -227,7 +264,7 @@ def _to_cells(launch: Launch, starts: list[tuple[int, int]]) -> Launch:
         offset, cell = starts[max(bisect_right(offsets, span.line - 1) - 1, 0)]
         return replace(span, line=span.line - offset, end_line=span.end_line - offset, cell=cell)
 
-    return _move(launch, change)
+    return move_launch(launch, change)
 
 
 def _shifted(launch: Launch, lines: int, indents: list[int] | None = None) -> Launch:
@@ -238,7 +275,7 @@ def _shifted(launch: Launch, lines: int, indents: list[int] | None = None) -> La
     def indent(line: int) -> int:
         return indents[line - 1] if indents and 0 < line <= len(indents) else 0
 
-    return _move(launch, lambda s: s if s.source else replace(
+    return move_launch(launch, lambda s: s if s.source else replace(
         s, line=s.line + lines, end_line=s.end_line + lines,
         col=s.col + indent(s.line), end_col=s.end_col + indent(s.end_line)))
 
@@ -259,7 +296,14 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
     if kind == "python":
         return _python_launches(text, base_dir)
     if kind == "shell":
-        return _commands_to_launches(_shell(text, base_dir))
+        from .guard import shell_syntax_errors
+
+        launches = _commands_to_launches(_shell(text, base_dir))
+        for problem in shell_syntax_errors(text, TRIGGER_NEEDLES):  # what the frontend could not read
+            first, last = problem.lines
+            if not any(first <= line <= last for launch in launches for line in _lines_of(launch)):
+                not_followed(Span(problem.line, problem.col, problem.line, problem.col), problem.reason)
+        return launches
     if kind == "makefile":
         return _commands_to_launches(_makefile(text, base_dir))
     if kind == "dockerfile":
@@ -273,31 +317,49 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
     raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 
-def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None) -> FileResult:
-    """Findings for one text, ``# noqa`` applied as flake8 does (not inside notebooks)."""
+def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None,
+              noqa: bool = True) -> FileResult:
+    """Findings for one text, ``# noqa`` applied as flake8 does (unless ``noqa`` is False).
+
+    What could not be checked is reported as RSM900 (:mod:`.unchecked`): the whole
+    text, or the parts a frontend did not follow.  ``--config`` files named in
+    the text are read only inside the project (:func:`.files.confined_to`).
+    """
     if not has_trigger(text, kind) and not (config.inventory and LAUNCH_LOOKING.search(text)):
         return FileResult([], [])
-    verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
+    root = str(config.project_root) if config.project_root is not None else \
+        (os.path.dirname(os.path.abspath(path)) if path else os.getcwd())
+    whole: NotChecked | None = None
+    with recording() as record, confined_to(root):
+        try:
+            from .engine import judge  # the rules and their data: only for texts that need judging
+
+            verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
+        except NotChecked as exc:
+            verdicts, whole = [], exc
+        except RecursionError:
+            verdicts, whole = [], NotChecked("too deeply nested to check safely")
     findings: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
-    lines = text.splitlines()
     held = _held_by_every_reading(verdicts)
-    for verdict, reported in zip(verdicts, held):
-        for finding in reported:
-            key = (finding.span, finding.code)
-            if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
-                continue
-            seen.add(key)
-            where = finding.span.source or path or ""
-            if kind != "notebook" and finding.span.source is None \
-                    and suppressed(lines, finding.span.line, finding.code):
-                continue
-            findings.append(finding.with_path(where))
+    unchecked = record.findings() + ([whole.finding()] if whole is not None else [])
+    candidates = [(f, v.launch) for v, reported in zip(verdicts, held) for f in reported] + \
+        [(f, None) for f in unchecked if config.is_enabled(f.code)]
+    quiet = _Quiet(text, kind) if noqa else None
+    for finding, launch in candidates:
+        key = (finding.span, finding.code)
+        if key in seen:  # one command reached twice (`argv = shlex.split(...)`; `Popen(argv)`)
+            continue
+        seen.add(key)
+        where = finding.span.source or path or ""
+        if quiet is not None and finding.span.source is None and quiet.covers(finding, launch):
+            continue
+        findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
              f"{'SGLang' if v.launch.engine == 'sglang' else 'vLLM'} {v.target.name} ({v.target.reason}); "
-             f"model: {v.model_detail}"
-             for v in verdicts]
+             f"{_model_note(v, config)}"
+             for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
     result = FileResult(verdicts, findings, notes=notes, path=path or "")
     if config.inventory:
         result.launches = launch_notes(verdicts, held)
@@ -348,6 +410,59 @@ def _held_by_every_reading(verdicts: list[Verdict]) -> list[tuple[Finding, ...]]
             common = set.intersection(*({f.code for f in m.findings} for m in members))
             out.append(tuple(f for f in verdict.findings if f.code in common))
     return out
+
+
+class _Quiet:
+    """The suppressions of a text (per cell in a notebook), asked per finding with its launch."""
+
+    def __init__(self, text: str, kind: str) -> None:
+        self.text, self.kind = text, kind
+        self.by_cell: dict[int | None, Suppressions] = {}
+
+    def _of(self, cell: int | None) -> Suppressions:
+        if cell not in self.by_cell:
+            if cell is None:
+                lines = self.text.splitlines()
+            else:
+                from .frontends.notebook import cell_source
+
+                lines = cell_source(self.text, cell).splitlines()
+            self.by_cell[cell] = Suppressions(lines)
+        return self.by_cell[cell]
+
+    def covers(self, finding: Finding, launch: Launch | None) -> bool:
+        span = finding.span
+        if self.kind == "notebook" and span.cell is None:
+            return False  # a line of the notebook's JSON, where no comment can be
+        first = last = None
+        suppressions = self._of(span.cell)
+        if launch is not None and launch.form == "argv":  # a command line: any of its lines
+            lines = _lines_of(launch, span.cell)
+            if lines:
+                first, last = min(lines), max(lines)
+                while last < len(suppressions.lines) and suppressions.lines[last - 1].rstrip().endswith("\\"):
+                    last += 1  # the words after the last option, on the continuation lines
+        elif launch is not None and launch.anchor.cell == span.cell:  # a call: from its name to here
+            first, last = min(launch.anchor.line, span.line), max(launch.anchor.line, span.line)
+        return suppressions.covers(finding.code, span.line, first, last)
+
+
+def _model_note(verdict: Verdict, config: LintConfig) -> str:
+    """The model and the architecture it resolved to, for ``--verbose``."""
+    from .knowledge import knowledge
+    from .validator import model_verdict
+
+    if verdict.launch.engine == "sglang":  # SGLang's verdict names its architectures itself
+        model_value = verdict.launch.model.value if verdict.launch.model is not None else None
+        if len(verdict.architectures) != 1 or not isinstance(model_value, str):
+            return f"model: unresolved ({verdict.model_detail})"
+        return f"model: {model_value} -> architecture {verdict.architectures[0]} ({verdict.model_detail})"
+    model = model_verdict(verdict.launch, knowledge(), extra_models=config.extra_models,
+                          model_dirs=config.model_dirs)
+    if not model.resolved:
+        return f"model: unresolved ({verdict.model_detail})"
+    return f"model: {model.model or 'as configured'} -> architecture {model.architectures[0]} " \
+           f"({verdict.model_detail})"
 
 
 def check_source(text: str, kind: str = "python", *, vllm_version: str | None = None,

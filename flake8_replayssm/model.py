@@ -9,6 +9,7 @@ return :class:`Finding` objects.  Nothing here knows about a file format.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -39,6 +40,16 @@ UNKNOWN: Final = _Unknown()
 #: stands for an unknown part inside a word's text (``CUDA_VISIBLE_DEVICES={gpu}``
 #: from an f-string); a word holding it is treated as not static
 UNKNOWN_PART: Final = "\x00"
+
+
+#: what frontends write in place of a part they cannot know, when a text is read again: an
+#: unknown shell expansion (``${__rsm_unknown_3}``), a Helm/Go template action (``__RSMTPL___``)
+_STAND_INS = re.compile(r"\$\{__rsm_unknown_\d+\}|__RSMTPL_+")
+
+
+def readable(text: str) -> str:
+    """``text`` as a user wrote it, the frontends' stand-ins shown as ``…``."""
+    return _STAND_INS.sub("…", text)
 
 
 @dataclass(frozen=True)
@@ -151,7 +162,7 @@ class Launch:
 
     def add_unseen(self, label: str | None) -> None:
         """Record an extra argument the linter cannot see (once per spelling)."""
-        text = label or "an argument the linter cannot see"
+        text = readable(label) if label else "an argument the linter cannot see"
         if text not in self.unseen:
             self.unseen.append(text)
 

@@ -1,120 +1,119 @@
 """The flake8 plugin: ``RSM`` codes for vLLM launches in Python files.
 
 flake8 gives the file's lines; the plugin checks them for a trigger token
-first, so files without one cost a regular-expression search and never import
-libcst.  Options are registered with a ``--replayssm-`` prefix and can live in
-flake8's config; ``[tool.flake8-replayssm]`` in pyproject.toml fills in what
-flake8's options leave unset.  No exception escapes ``run()``: a file libcst
-cannot parse has no findings.  flake8 applies ``# noqa`` itself.
+first, so files without one cost a substring search and never import libcst.
+Every setting of :data:`flake8_replayssm.config.SETTINGS` is a flake8 option
+``--replayssm-KEY`` (``replayssm-KEY`` in flake8's config), validated like
+everywhere else: a bad value is flake8's own option error, not a traceback.
+``[tool.flake8-replayssm]`` in the file's pyproject.toml fills in what flake8's
+options leave unset (:func:`flake8_replayssm.project.settings_for`), every key of
+it, ``ignore`` and ``select`` included.  flake8 applies ``# noqa`` itself, and
+reports Python syntax errors itself (E999: flake8 runs no plugin on such a file).
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
-import os
 from pathlib import Path
-from typing import Any, ClassVar, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Sequence
 
 from . import __version__
-from .config import EXTRA_ARGS_MODES, GPUS, PLATFORMS, ConfigError, LintConfig, project_config, split_codes
+from .config import SETTINGS, ConfigError, LintConfig, check_value
+
+PREFIX = "replayssm-"
+
+
+def _option_type(key: str) -> Callable[[str], Any]:
+    """argparse ``type=`` for a setting: validated value, or flake8's "argument ...: problem" error."""
+    def convert(text: str) -> Any:
+        try:
+            return check_value(key, text, Path.cwd())
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{text!r}: {exc}{_written_in(key, text)}") from None
+    convert.__name__ = key  # argparse names the type in some messages
+    return convert
+
+
+def _written_in(key: str, text: str) -> str:
+    """`` (in setup.cfg)`` when flake8's config file is where the bad value was written."""
+    from .project import flake8_ini, ini_table
+
+    try:
+        ini = flake8_ini(Path.cwd())
+        if ini is not None and (ini_table(ini) or {}).get(key, "").strip() == text.strip():
+            return f" (in {ini})"
+    except ConfigError:
+        pass
+    return ""
 
 
 class Plugin:
     name = "flake8-replayssm"
     version = __version__
 
-    _options: ClassVar[dict[str, Any]] = {}
+    #: LintConfig fields from flake8's options (its command line over its config files)
+    _overrides: ClassVar[dict[str, Any]] = {}
+    #: flake8's --disable-noqa turns our suppressions off too
+    _noqa: ClassVar[bool] = True
 
     def __init__(self, tree: ast.AST, filename: str, lines: Sequence[str]) -> None:
         self.filename = filename
         self.lines = lines
+        self.tree = tree
 
     @classmethod
     def add_options(cls, manager: Any) -> None:
-        manager.add_option("--replayssm-vllm-version", parse_from_config=True, default=None,
-                           help="vLLM release to judge launches for (default: pinned or newest)")
-        manager.add_option("--replayssm-platform", parse_from_config=True, default=None,
-                           choices=PLATFORMS, help="platform vLLM runs on (default: cuda)")
-        manager.add_option("--replayssm-sglang-version", parse_from_config=True, default=None,
-                           help="SGLang release to judge SGLang launches for (default: pinned or newest)")
-        manager.add_option("--replayssm-gpu", parse_from_config=True, default=None, choices=GPUS,
-                           help="GPU generation SGLang launches run on (default: both)")
-        manager.add_option("--replayssm-enable", parse_from_config=True, default=None,
-                           comma_separated_list=True,
-                           help="off-by-default codes to turn on, e.g. RSM201")
-        manager.add_option("--replayssm-extra-args", parse_from_config=True, default=None,
-                           choices=EXTRA_ARGS_MODES,
-                           help="unseen extra arguments: 'closed' (default) assumes they add no "
-                                "ReplaySSM option; 'open' reports nothing that depends on them")
-        manager.add_option("--replayssm-extra-models", parse_from_config=True, default=None,
-                           comma_separated_list=True,
-                           help="extra model=Architecture pairs, e.g. org/my-nano=NemotronHForCausalLM")
+        for key, spec in SETTINGS.items():
+            manager.add_option(f"--{PREFIX}{key}", parse_from_config=True, default=None,
+                               type=_option_type(key), help=spec.help)
 
     @classmethod
-    def parse_options(cls, options: Any) -> None:
-        version = getattr(options, "replayssm_vllm_version", None)
-        if version:
-            from .knowledge import knowledge
-            from .target import closest_release
+    def parse_options(cls, manager: Any, options: Any, args: Any) -> None:
+        overrides: dict[str, Any] = {}
+        for key, spec in SETTINGS.items():
+            value = getattr(options, (PREFIX + key).replace("-", "_"), None)
+            if value is not None:
+                overrides[spec.field] = value
+        if "vllm_version" in overrides:
+            overrides["vllm_version_source"] = f"--{PREFIX}vllm-version"
+        cls._overrides = overrides
+        cls._noqa = not getattr(options, "disable_noqa", False)
+        from .project import settings_for
 
-            release, problem = closest_release(version, knowledge())
-            if release is None and problem:
-                raise ValueError(f"--replayssm-vllm-version {version}: {problem}")
-        cls._options = {
-            "vllm_version": getattr(options, "replayssm_vllm_version", None),
-            "platform": getattr(options, "replayssm_platform", None),
-            "enable": getattr(options, "replayssm_enable", None),
-            "extra_models": getattr(options, "replayssm_extra_models", None),
-            "extra_args": getattr(options, "replayssm_extra_args", None),
-            "sglang_version": getattr(options, "replayssm_sglang_version", None),
-            "gpu": getattr(options, "replayssm_gpu", None),
-        }
+        try:  # the settings of the directory flake8 runs in: a bad pyproject stops the run here
+            settings_for(None, overrides, flake8_ini=False)
+        except ConfigError as exc:
+            manager.parser.error(str(exc))
 
     def config(self) -> LintConfig:
-        start = Path(os.path.dirname(os.path.abspath(self.filename)) if self.filename not in ("stdin", "-")
-                     else os.getcwd())
-        try:
-            base = project_config(start)
-        except ConfigError:
-            base = LintConfig()
-        opts = self._options
-        extra = dict(base.extra_models)
-        for pair in opts.get("extra_models") or ():
-            model, _, arch = pair.partition("=")
-            if model and arch:
-                extra[model.strip()] = arch.strip()
-        return base.merged(
-            vllm_version=opts.get("vllm_version"),
-            vllm_version_source="--replayssm-vllm-version" if opts.get("vllm_version") else None,
-            platform=opts.get("platform"),
-            extra_args=opts.get("extra_args"),
-            sglang_version=opts.get("sglang_version"),
-            sglang_version_source="--replayssm-sglang-version" if opts.get("sglang_version") else None,
-            gpu=opts.get("gpu"),
-            enable=(base.enable + split_codes(opts.get("enable"))) or None,
-            extra_models=extra,
-            # flake8 does its own selection; report every code we compute
-            select=("RSM",),
-            ignore=(),
-        )
+        from .project import settings_for
+
+        path = None if self.filename in ("stdin", "-") else self.filename
+        return settings_for(path, self._overrides, flake8_ini=False)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from .lint import has_trigger  # a regular expression; libcst stays unimported
+        from .lint import has_trigger  # a substring test; libcst stays unimported
 
         text = "".join(self.lines)
         if not has_trigger(text, "python"):
             return
-        try:
-            from .engine import judge
-            from .lint import launches_in
+        from .frontends.python_screen import remember_tree
+        from .lint import lint_text
 
-            config = self.config()
-            findings = []
-            for launch in launches_in(text, "python", path=self.filename):
-                findings.extend(judge(launch, config).findings)
-        except Exception:  # never break a flake8 run; the CLI reports real errors
+        remember_tree(text, self.tree)  # flake8 parsed the file already: no second parse
+        try:
+            # `# noqa` on the reported line is flake8's own; ours adds the other lines of a launch
+            # and the replayssm-lint directives, so flake8 and the CLI silence the same findings
+            findings = lint_text(text, "python", self.config(), path=self.filename, noqa=self._noqa).findings
+        except ConfigError as exc:  # this file's project has a bad setting: never a silently idle plugin
+            yield 1, 0, f"RSM900 invalid settings ({exc}): the launches in this file were not checked", type(self)
             return
-        for finding in sorted(findings, key=lambda f: f.sort_key):
+        except Exception as exc:  # a bug of ours: say so on the file, never break the flake8 run
+            yield 1, 0, f"RSM900 internal error of flake8-replayssm ({type(exc).__name__}: {exc}): " \
+                        "the launches in this file were not checked", type(self)
+            return
+        for finding in findings:
             if finding.span.source is not None:
                 continue
             yield finding.span.line, finding.span.col, f"{finding.code} {finding.message}", type(self)

@@ -1,32 +1,78 @@
 """Output formats of ``replayssm-lint check``: text, json, sarif, github.
 
 Lines are 1-based and columns 1-based in every format (flake8's display
-convention); notebooks add the 0-based ``cell`` index, with lines counted
-within that cell.
+convention; :class:`~flake8_replayssm.model.Span` columns are 0-based inside the
+package); notebooks add the 0-based ``cell`` index, with lines counted within that
+cell.  Each code's severity (:func:`flake8_replayssm.rules.severity`) is shown in
+text output and is the SARIF ``level`` and the GitHub command.  Text and GitHub
+output never carry terminal control characters from file names or values.
 """
 
 from __future__ import annotations
 
+import collections
 import json
+import os
+import re
 from typing import TYPE_CHECKING, Iterable, Sequence
+from urllib.parse import quote
 
-from . import __version__
 from .model import Finding
 
 if TYPE_CHECKING:
     from .inventory import LaunchNote, Unrecognised
     from .lint import FileResult
+    from .rules import Rule
+
+
+def severity(code: str) -> str:
+    """The severity of ``code`` (the rule docs are imported only when a finding is shown)."""
+    from .rules import severity as of
+
+    return of(code)
+
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+#: C0 and C1 controls (ESC starts terminal sequences), DEL, and the bidi overrides
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_GITHUB_COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
+
+
+def printable(text: str) -> str:
+    """``text`` without control characters (each shown as ``\\xNN``); newlines and tabs stay."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", text)
 
 
 def _where(f: Finding) -> str:
     cell = f"cell {f.span.cell}:" if f.span.cell is not None else ""
-    return f"{f.path}:{cell}{f.span.line}:{f.span.col + 1}"
+    return f"{printable(f.path)}:{cell}{f.span.line}:{f.span.col + 1}"
 
 
-def text(findings: Sequence[Finding]) -> str:
-    return "".join(f"{_where(f)}: {f.code} {f.message}\n" for f in findings)
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def summary(findings: Sequence[Finding], checked: int) -> str:
+    """The closing count line of text output."""
+    if not findings:
+        return f"No findings ({_plural(checked, 'file')} checked)."
+    counts = collections.Counter(severity(f.code) for f in findings)
+    parts = ", ".join(_plural(counts[s], s) for s in ("error", "warning", "note") if counts[s])
+    files = len({f.path for f in findings})
+    return f"Found {_plural(len(findings), 'finding')} ({parts}) in {_plural(files, 'file')} " \
+           f"({checked} checked)."
+
+
+def text(findings: Sequence[Finding], *, checked: int | None = None, note: str = "") -> str:
+    """``path:line:col: CODE severity: message`` per finding, then the count line."""
+    out = [f"{_where(f)}: {f.code} {severity(f.code)}: {printable(f.message)}\n" for f in findings]
+    if note:
+        out.append(printable(note) + "\n")
+    if checked is not None:
+        out.append(summary(findings, checked) + "\n")
+    return "".join(out)
 
 
 def as_json(findings: Sequence[Finding]) -> str:
@@ -35,7 +81,7 @@ def as_json(findings: Sequence[Finding]) -> str:
         item: dict[str, object] = {
             "path": f.path, "line": f.span.line, "column": f.span.col + 1,
             "end_line": f.span.end_line, "end_column": f.span.end_col + 1,
-            "code": f.code, "message": f.message,
+            "code": f.code, "severity": severity(f.code), "message": f.message,
             "vllm_version": f.release, "vllm_version_reason": f.release_reason,
         }
         if f.span.cell is not None:
@@ -45,7 +91,7 @@ def as_json(findings: Sequence[Finding]) -> str:
 
 
 def _escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(value: str) -> str:
@@ -53,45 +99,97 @@ def _escape_property(value: str) -> str:
 
 
 def github(findings: Sequence[Finding]) -> str:
+    """GitHub workflow commands: ``::error``, ``::warning`` or ``::notice`` by severity."""
     out = []
     for f in findings:
         props = (f"file={_escape_property(f.path)},line={f.span.line},col={f.span.col + 1},"
                  f"endLine={f.span.end_line},endColumn={f.span.end_col + 1},"
                  f"title={_escape_property('replayssm-lint ' + f.code)}")
         cell = f"cell {f.span.cell}: " if f.span.cell is not None else ""
-        out.append(f"::error {props}::{_escape_data(cell + f.code + ' ' + f.message)}\n")
+        out.append(f"::{_GITHUB_COMMAND[severity(f.code)]} {props}::"
+                   f"{_escape_data(cell + f.code + ' ' + f.message)}\n")
     return "".join(out)
 
 
-def sarif(findings: Sequence[Finding], rules: Iterable[tuple[str, str, str]]) -> str:
-    """SARIF 2.1.0; ``rules`` are (code, short description, full markdown doc)."""
-    rule_list = [
-        {"id": code, "name": code, "shortDescription": {"text": short},
-         "fullDescription": {"text": doc}, "help": {"text": doc, "markdown": doc},
-         "defaultConfiguration": {"level": "error"}}
-        for code, short, doc in rules
-    ]
+# ---------------------------------------------------------------------------
+# SARIF 2.1.0
+# ---------------------------------------------------------------------------
+
+def _artifact(path: str, base: str) -> dict[str, str]:
+    """A relative, percent-encoded URI under %SRCROOT% (the directory the run started in)."""
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute, base) if absolute.startswith(base.rstrip(os.sep) + os.sep) else None
+    if relative is None:
+        return {"uri": "file://" + quote(absolute.replace(os.sep, "/"))}
+    return {"uri": quote(relative.replace(os.sep, "/")), "uriBaseId": SRCROOT}
+
+
+def _base_uri(base: str) -> str:
+    return "file://" + quote(base.replace(os.sep, "/").rstrip("/") + "/")
+
+
+def _notebook_positions(findings: Sequence[Finding]) -> dict[tuple[str, int, int, int], tuple[int, int]]:
+    """(path, cell, line, col) -> (line, col) in the .ipynb's own text, for every notebook finding."""
+    from .notebook_json import file_position
+
+    out = {}
+    texts: dict[str, str | None] = {}
+    for f in findings:
+        if f.span.cell is None:
+            continue
+        if f.path not in texts:
+            from .files import MAX_SOURCE_BYTES, decode, read_bounded
+            from .unchecked import NotChecked
+
+            try:
+                texts[f.path] = decode(read_bounded(f.path, MAX_SOURCE_BYTES)).text
+            except NotChecked:
+                texts[f.path] = None
+        text = texts[f.path]
+        position = file_position(text, f.span.cell, f.span.line, f.span.col) if text else None
+        if position is not None:
+            out[(f.path, f.span.cell, f.span.line, f.span.col)] = position
+    return out
+
+
+def sarif(findings: Sequence[Finding], rules: Iterable[Rule], base: str | None = None) -> str:
+    """SARIF 2.1.0: relative URIs under %SRCROOT%, levels from severities, notebook lines in the file."""
+    base = os.path.abspath(base or os.getcwd())
+    rule_list = []
+    for rule in rules:
+        doc = rule.doc()
+        rule_list.append({
+            "id": rule.code, "name": rule.name,
+            "shortDescription": {"text": rule.summary.split(". ")[0].rstrip(".") + "."},
+            "fullDescription": {"text": doc}, "help": {"text": doc, "markdown": doc},
+            "defaultConfiguration": {"level": rule.severity, "enabled": rule.default_enabled},
+        })
     index = {rule["id"]: i for i, rule in enumerate(rule_list)}
+    in_notebooks = _notebook_positions(findings)
     results = []
     for f in findings:
-        region = {"startLine": f.span.line, "startColumn": f.span.col + 1,
-                  "endLine": f.span.end_line, "endColumn": f.span.end_col + 1}
+        line, col = in_notebooks.get((f.path, f.span.cell, f.span.line, f.span.col), (None, None)) \
+            if f.span.cell is not None else (f.span.line, f.span.col)
+        properties: dict[str, object] = {"vllmVersion": f.release, "vllmVersionReason": f.release_reason}
+        if f.span.cell is not None:
+            properties.update(cell=f.span.cell, cellLine=f.span.line, cellColumn=f.span.col + 1)
+        if line is None:  # a notebook we could not map back: the cell is still in the properties
+            line, col = 1, 0
+        region = {"startLine": line, "startColumn": col + 1}
+        if f.span.cell is None:
+            region.update(endLine=f.span.end_line, endColumn=f.span.end_col + 1)
         result: dict[str, object] = {
-            "ruleId": f.code, "level": "error", "message": {"text": f.message},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.path}, "region": region}}],
+            "ruleId": f.code, "level": severity(f.code), "message": {"text": f.message},
+            "locations": [{"physicalLocation": {"artifactLocation": _artifact(f.path, base), "region": region}}],
+            "properties": properties,
         }
         if f.code in index:
             result["ruleIndex"] = index[f.code]
-        properties: dict[str, object] = {"vllmVersion": f.release, "vllmVersionReason": f.release_reason}
-        if f.span.cell is not None:
-            properties["cell"] = f.span.cell
-        result["properties"] = properties
         results.append(result)
     doc = {
         "$schema": SARIF_SCHEMA, "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "replayssm-lint", "version": __version__,
-                                      "informationUri": "https://pypi.org/project/flake8-replayssm/",
-                                      "rules": rule_list}},
+        "runs": [{"tool": {"driver": {"name": "replayssm-lint", "version": _version(), "rules": rule_list}},
+                  "originalUriBaseIds": {SRCROOT: {"uri": _base_uri(base)}},
                   "results": results}],
     }
     return json.dumps(doc, indent=2) + "\n"
@@ -114,3 +212,9 @@ def with_inventory(fmt: str, rendered: str, results: Sequence[FileResult]) -> st
         }, indent=2) + "\n"
     lines = [line for r in results for line in inventory_lines(r.launches, r.unrecognised, r.path)]
     return rendered + "".join(line + "\n" for line in lines)
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__

@@ -260,6 +260,41 @@ RULES: tuple[Rule, ...] = (
         (Example(f"{V1}vllm serve {NANO} --use-replayssm\n"),),
     ),
     Rule(
+        "RSM107", "mamba-cache-mode-overridden",
+        "Checks for an explicit Mamba cache mode (`--mamba-cache-mode align|all`, "
+        "`mamba_cache_mode=`, a `mamba-cache-mode:` key) on a hybrid or Mamba model while prefix "
+        "caching is effectively off: explicitly (`--no-enable-prefix-caching`, "
+        "`enable_prefix_caching=False`) or by the release's default (off for hybrid models on "
+        "0.27.x, off for pure Mamba models in every release). Applies with or without ReplaySSM, "
+        "0.27-0.32; on 0.33 the option itself has no effect (RSM105), and `all` on 0.32+ is "
+        "RSM104.",
+        "vLLM starts, but not as written: the hybrid config update sets the mode to `none` and "
+        "logs a single warning (`Mamba cache mode is set to 'none' when prefix caching is "
+        "disabled`), while the engine's non-default-args line still shows the mode that was "
+        "passed. A run meant to keep `align` silently runs without Mamba prefix caching.",
+        "Drop the mode, or turn prefix caching on (`--enable-prefix-caching`) if that mode is what "
+        "the launch is for.",
+        "Dropping the mode is safe: vLLM runs with `none` either way, and the conformance records "
+        "show the same configuration with and without it. Turning prefix caching on changes what "
+        "the launch does (memory, and on 0.27-0.31 mode `all` with ReplaySSM is RSM002), so it is "
+        "only named in the message.",
+        (Example(f"vllm serve {NANO} --mamba-cache-mode align\n", release="0.27.0"),
+         Example(f"from vllm import LLM\nllm = LLM(\"{NANO}\", enable_prefix_caching=False,\n"
+                 "          mamba_cache_mode=\"align\")\n", kind="python", release="0.31.0"),
+         Example(f"model: {NANO}\nno-enable-prefix-caching: true\nmamba-cache-mode: align\n",
+                 kind="yaml", release="0.32.0")),
+        (Example(f"vllm serve {NANO} --enable-prefix-caching --mamba-cache-mode align\n", release="0.27.0"),
+         Example(f"vllm serve {NANO} --mamba-cache-mode align\n", release="0.28.0"),
+         Example(f"vllm serve {NANO} --no-enable-prefix-caching --mamba-cache-mode none\n", release="0.31.0"),
+         Example("vllm serve meta-llama/Llama-3.1-8B-Instruct --no-enable-prefix-caching "
+                 "--mamba-cache-mode align\n", release="0.31.0")),
+        known_problems="The model decides: a model the linter cannot resolve gets RSM107 only if every "
+        "architecture it could be is overridden, which an ordinary transformer never is. A checkpoint "
+        "with a hybrid architecture but only attention layers (`ibm-granite/granite-4.0-micro`) is "
+        "not hybrid for vLLM, which keeps the mode; the linter judges it by its architecture.",
+        severity="warning",
+    ),
+    Rule(
         "RSM201", "replayssm-unresolved-model",
         "Reports ReplaySSM launches whose model cannot be resolved statically (a variable, `$1`, a "
         "local path without `config.json`).",
@@ -271,11 +306,27 @@ RULES: tuple[Rule, ...] = (
         default_enabled=False,
         severity="note",
     ),
+    Rule(
+        "RSM900", "not-checked",
+        "Reports a file, or part of one, that could not be checked, with the reason: it does not "
+        "parse (with the parser's line, like flake8's E999 and shellcheck's parse errors), it is "
+        "too large, not a regular file (a FIFO, a device), unreadable or binary, it nests deeper "
+        "than the parsers can safely follow, or a bound kept the linter from following part of a "
+        "launch (that part is then judged as unknown). Under flake8, Python syntax errors are "
+        "left to flake8's own E999.",
+        "A launch the linter cannot read is a launch nobody checked: without this report a CI run "
+        "would pass in silence on exactly the files that could not be checked.",
+        "Fix the syntax error, split the file, or exclude it (`--exclude`); `--ignore RSM900` "
+        "accepts unchecked files knowingly.",
+        "No automatic fix.",
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm --served-model-name \"nano\n"),),
+        (Example(f"{V1}vllm serve {NANO} --use-replayssm --served-model-name \"nano\"\n"),),
+    ),
 )
 
 from .sglang.rules import SGLANG_RULES  # noqa: E402 - the second engine's codes, RSM301-RSM308
 
-RULES = RULES + SGLANG_RULES
+RULES = tuple(sorted(RULES + SGLANG_RULES, key=lambda rule: rule.code))
 BY_CODE = {rule.code: rule for rule in RULES}
 
 

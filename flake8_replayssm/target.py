@@ -9,14 +9,17 @@ the newest release this tool knows.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 
 from .config import ConfigError, LintConfig
+from .files import MAX_SOURCE_BYTES, read_bounded
 from .knowledge import Knowledge, Release, is_version, normalize_version, version_key
+from .unchecked import NotChecked
 
 _PIN = r"""(?ix)
     (?:^|[\s"'\[,]){package}\s*(?:\[[^\]]*\])?\s*(?:===?|~=)\s*v?(\d+\.\d+(?:\.\d+)?)"""
@@ -83,8 +86,8 @@ def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
 def project_pin(root: Path | None, package: str = "vllm") -> tuple[str, str] | None:
     """(version, file) of a ``package`` pin in the project's files, if exactly one version is pinned.
 
-    ``vllm==X`` / ``vllm[extra]==X`` in requirements and pyproject, or the package's
-    block in a lock file; ``package`` is ``vllm`` or ``sglang``.
+    ``vllm==X`` / ``vllm[extra]==X`` in requirements and pyproject, or the package's block in
+    a lock file; ``package`` is ``vllm`` or ``sglang``.
     """
     if root is None:
         return None
@@ -93,9 +96,9 @@ def project_pin(root: Path | None, package: str = "vllm") -> tuple[str, str] | N
     found: dict[str, str] = {}
     for name in PIN_FILES:
         path = root / name
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")[:2_000_000]
-        except OSError:
+        try:  # regular files only, bounded: a FIFO or /dev/zero named like a pin file is skipped
+            text = read_bounded(str(path), MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
+        except NotChecked:
             continue
         for match in list(pin.finditer(text)) + list(lock_block.finditer(text)):
             found.setdefault(normalize_version(match.group(1)), name)
@@ -105,17 +108,47 @@ def project_pin(root: Path | None, package: str = "vllm") -> tuple[str, str] | N
     return version, name
 
 
+@lru_cache(maxsize=1)
+def installed_vllm() -> str | None:
+    """The version of the ``vllm`` distribution on ``sys.path`` (its metadata, never the code)."""
+    return _installed("vllm")
+
+
 @lru_cache(maxsize=4)
 def installed_version(package: str) -> str | None:
-    """The installed distribution's version, from its metadata (the package is never imported)."""
+    """The same for another engine's distribution (``sglang``)."""
+    return _installed(package)
+
+
+def _installed(package: str) -> str | None:
+    """A look at the folders' names first: importing :mod:`importlib.metadata` costs a short
+    run more than the rest of its set-up, and most linting machines have no vLLM (or SGLang)."""
+    if not _metadata_on_path(package):
+        return None
+    from importlib import metadata
+
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
         return None
 
 
-def installed_vllm() -> str | None:
-    return installed_version("vllm")
+def _metadata_on_path(package: str) -> bool:
+    """Whether a folder of ``sys.path`` may hold ``package``'s metadata (``vllm-*.dist-info``,
+    ``vllm.egg-info``, ``vllm.egg-link``, any case): False only when none can."""
+    prefixes = (f"{package}-", f"{package}.")
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            if os.path.isfile(folder):
+                return True  # a zip on sys.path: let importlib.metadata look inside
+            continue
+        for name in names:
+            lower = name.lower()
+            if lower.startswith(prefixes) and lower.endswith((".dist-info", ".egg-info", ".egg-link")):
+                return True
+    return False
 
 
 def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Target:

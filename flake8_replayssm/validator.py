@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .architectures import resolve_model
-from .facts import Scenario, default_note, dimensions_for, scenarios
+from .facts import Dimensions, Scenario, default_note, dimensions, dimensions_for, readings
 from .knowledge import Check, Knowledge, Release
 from .model import UNKNOWN, Finding, Launch, Span
 
@@ -110,8 +110,9 @@ def _span_for(launch: Launch, check: Check) -> Span:
 def _message(check: Check, scenario: Scenario, release: Release, platform: str) -> str:
     facts: dict[str, Any] = dict(scenario.facts)
     text = check.message.format(**facts)
-    notes = [note for note in (default_note(name, scenario, release, platform)
-                               for name in sorted(check.when.names)) if note]
+    # a derived value is explained only where vLLM's message names it
+    names = [name for name in sorted(check.when.names) if name != "cache_mode" or "--mamba-cache-mode" in text]
+    notes = [note for note in (default_note(name, scenario, release, platform) for name in names) if note]
     platform_name = {"rocm": "ROCm", "xpu": "XPU"}.get(platform, platform)
     where = f"vLLM {release.version}" + ("" if platform == "cuda" else f" on {platform_name}")
     stage = f", at {check.stage}" if check.stage else ""
@@ -124,28 +125,60 @@ def run_checks(launch: Launch, release: Release, platform: str, verdict: ModelVe
     """RSM001-RSM009: the codes that fail in every scenario of the launch.
 
     Each code is enumerated only over the dimensions its checks read, and stops
-    at the first scenario where none of its checks fails.
+    at the first scenario where none of its checks fails.  Launches that read the
+    same to the validator (a tree of similar launch files) are judged once.
     """
+    prepared = dimensions(launch, release, verdict.architectures, know, verdict.draft_method)
+    key = (release.version, platform, _frozen(prepared.values), prepared.backend_given, prepared.max_len)
+    failing = _JUDGED.get(key)
+    if failing is None:
+        failing = _failing_checks(release, platform, prepared)
+        if len(_JUDGED) >= _JUDGED_SIZE:
+            _JUDGED.clear()
+        _JUDGED[key] = failing
+    return [Finding(_span_for(launch, check), check.code, _message(check, scenario, release, platform))
+            for check, scenario in failing]
+
+
+#: judged launches, by what the validator reads of them (release, platform, dimensions)
+_JUDGED: dict[tuple[Any, ...], list[tuple[Check, Scenario]]] = {}
+_JUDGED_SIZE = 4096
+
+
+def _failing_checks(release: Release, platform: str, prepared: Dimensions) -> list[tuple[Check, Scenario]]:
+    """Per code, the first check and scenario that fail, if the code fails in every scenario."""
     by_code: dict[str, list[Check]] = {}
     for check in release.checks:
         by_code.setdefault(check.code, []).append(check)
-    findings = []
+    failing = []
     for code, checks in by_code.items():
         read = set().union(*(c.when.names for c in checks)) | {"use_replayssm"}
         first: tuple[Check, Scenario] | None = None
         holds = True
-        for count, scenario in enumerate(scenarios(launch, release, platform, verdict.architectures,
-                                                   know, vary=dimensions_for(read),
-                                                   draft_method=verdict.draft_method)):
-            failing = next((c for c in checks if _applies(c, scenario) and c.when(scenario.facts)), None)
-            if failing is None or count >= MAX_SCENARIOS:
+        for count, scenario in enumerate(readings(prepared, release, platform, dimensions_for(read))):
+            check = next((c for c in checks if _applies(c, scenario) and c.when(scenario.facts)), None)
+            if check is None or count >= MAX_SCENARIOS:
                 holds = False
                 break
-            first = first or (failing, scenario)
+            first = first or (check, scenario)
         if holds and first is not None:
-            check, scenario = first
-            findings.append(Finding(_span_for(launch, check), code, _message(check, scenario, release, platform)))
-    return findings
+            failing.append(first)
+    return failing
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in for a dimension's values (dicts and lists of option values)."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    if value is UNKNOWN:
+        return ("\0unknown",)
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return (type(value).__name__, value)
 
 
 def _applies(check: Check, scenario: Scenario) -> bool:

@@ -46,6 +46,15 @@ What it measures
    after the last), each the median of ``--lsp-edits`` edits.  Needs the ``lsp``
    extra; no tree is needed (``--lsp`` alone runs only this part).
 
+4. ``--dense N``: a generated, seeded tree of ``N`` small launch files of every kind
+   (``scripts/dense_tree.py``), where nearly every file is parsed and judged: the CLI's
+   CPU per file, beside semgrep (``--semgrep``, or on PATH; skipped with a note
+   otherwise) running two patterns (``--use-replayssm`` and ``LLM(...,
+   use_replayssm=True, ...)``, far less than the linter checks), flake8 with and
+   without the plugin on the tree's Python files (the same two environments as
+   section 2), and the CLI's startup on an empty directory and on one shell file.
+   Needs no vLLM tree (``--dense N`` alone runs only this part).
+
 Runs alternate (grep, CLI, ..., flake8 without/with in ABBA order) for up to
 ``--repeat`` rounds, and the medians are reported with their count.  Rounds
 after the first run only while ``--budget`` seconds allow another round.
@@ -266,6 +275,23 @@ def print_series(rows: list[Series]) -> None:
 # ---------------------------------------------------------------- main
 
 
+def warm_bytecode() -> None:
+    """Measure the tools as users run them: with their bytecode cached.
+
+    An environment with ``PYTHONDONTWRITEBYTECODE`` set (some CI images and sandboxes)
+    would make every run compile the package's sources again, which is start-up cost
+    users do not pay; the variable is dropped for the measured runs and the package's
+    bytecode is written once here.
+    """
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        print("note: PYTHONDONTWRITEBYTECODE unset for the measured runs (users run with bytecode caches)")
+    import compileall
+
+    import flake8_replayssm
+
+    compileall.compile_dir(str(Path(flake8_replayssm.__file__).parent), quiet=1)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -283,14 +309,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hardlink", action="store_true", help="hard-link the copies of the large tree")
     ap.add_argument("--workdir", type=Path, help="where to build trees (default: a new temporary directory)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--dense", type=int, metavar="N",
+                    help="also measure a generated tree of N launch files of every kind (section 4)")
+    ap.add_argument("--semgrep", default=shutil.which("semgrep"),
+                    help="semgrep to run as the peer on the dense tree (default: semgrep on PATH)")
     ap.add_argument("--lsp", action="store_true", help="measure the language server's latency (section 3)")
     ap.add_argument("--lsp-edits", type=int, default=30, help="edits per latency figure (default 30)")
     ns = ap.parse_args(argv)
+    warm_bytecode()
 
     if ns.vllm_tree is None:
-        if not ns.lsp:
-            ap.error("--vllm-tree is required (or --lsp alone for the language server's latency)")
-        return lsp_latency(ns.lsp_edits)
+        if not ns.lsp and not ns.dense:
+            ap.error("--vllm-tree is required (or --dense N, or --lsp, alone)")
+        rc = dense_section(ns) if ns.dense else 0
+        return lsp_latency(ns.lsp_edits) if ns.lsp else rc
 
     tree = ns.vllm_tree.resolve()
     if not tree.is_dir():
@@ -431,7 +463,94 @@ def _run(ns: argparse.Namespace, tree: Path, work: Path, start: float) -> int:
     findings = sorted({s.out_lines for s in cli_base.samples})
     print(f"  replayssm-lint findings on vLLM's own tree: {findings} (DESIGN.md precision bar: none)")
     print(f"\nload average at end: {load()}; total {time.perf_counter() - start:.0f}s")
+    if ns.dense:
+        dense_section(ns)
     return lsp_latency(ns.lsp_edits) if ns.lsp else 0
+
+
+# ---------------------------------------------------------------- launch-dense tree
+
+
+def dense_section(ns: argparse.Namespace) -> int:
+    """Section 4: a generated tree where nearly every file is a launch (scripts/dense_tree.py),
+    the CLI beside semgrep running two patterns, flake8 with and without the plugin on its
+    Python files, and the CLI's startup."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import dense_tree
+
+    work = Path(tempfile.mkdtemp(prefix="replayssm-dense-", dir=ns.workdir))
+    try:
+        tree = work / "tree"
+        counts = dense_tree.write_tree(tree, ns.dense)
+        files, size = tree_stats(tree)
+        print(f"\nlaunch-dense tree: {files} files, {size / 1e6:.1f} MB, seeded ("
+              + ", ".join(f"{n} {kind}" for kind, n in counts.items()) + ")")
+        print(f"  load average at start: {load()}")
+        cli = cli_command()
+        empty = work / "empty"
+        empty.mkdir()
+        one = work / "one"
+        one.mkdir()
+        shutil.copy2(next(tree.rglob("serve_*.sh")), one / "serve.sh")
+        pysample = work / "py"
+        for path in tree.rglob("*.py"):
+            target = pysample / path.relative_to(tree)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+        runs: list[tuple[Series, list[str], tuple[int, ...], dict[str, str] | None]] = []
+
+        def add(label: str, cmd: list[str], ok: tuple[int, ...] = (0, 1), env: dict[str, str] | None = None) -> Series:
+            series = Series(label)
+            runs.append((series, cmd, ok, env))
+            return series
+
+        startup = add("replayssm-lint check, empty directory", [*cli, "check", str(empty)])
+        one_file = add("replayssm-lint check, one shell launch file", [*cli, "check", str(one)])
+        cli_run = add("replayssm-lint check, dense tree", [*cli, "check", str(tree)])
+        semgrep_run = None
+        if ns.semgrep:
+            rules = work / "rules.yaml"
+            rules.write_text(dense_tree.SEMGREP_RULES)
+            semgrep_run = add("semgrep (2 patterns), dense tree",
+                              [ns.semgrep, "scan", "--config", str(rules), "--metrics=off", "--disable-version-check",
+                               "--no-git-ignore", "--quiet", "--jobs", "1", str(tree)], (0, 1))
+        else:
+            print("  semgrep not found (--semgrep PATH): its comparison is skipped")
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+        flake8_pair = None
+        if not ns.no_flake8:
+            venv_python = make_flake8_only_env(work / "flake8-only")
+            if "flake8-replayssm" in flake8_version(venv_python, work, env) \
+                    or "flake8-replayssm" not in flake8_version(sys.executable, work, env):
+                sys.exit("benchmark: the two flake8 environments do not differ by the plugin; giving up")
+            args = ["-m", "flake8", "--exit-zero", "--jobs", "1", "--isolated"]
+            flake8_pair = (add("flake8 without plugin, dense tree's .py files",
+                               [str(venv_python), *args, str(pysample)], env=env),
+                           add("flake8 with plugin, dense tree's .py files",
+                               [sys.executable, *args, str(pysample)], env=env))
+        subprocess.run(["grep", "-rlE", "x", str(tree)], stdout=subprocess.DEVNULL)  # warm caches
+        for _ in range(ns.repeat):
+            for series, cmd, ok, cmd_env in runs:
+                series.samples.append(measure(cmd, work, ok_codes=ok, env=cmd_env, cwd=work))
+        print_series([series for series, *_ in runs])
+        cpu = cli_run.median("cpu")
+        base = startup.median("cpu") or 0.0
+        if cpu is not None:
+            print(f"  CLI per launch file: {1000 * (cpu - base) / max(files, 1):.2f} ms CPU "
+                  f"(startup removed); startup {1000 * base:.0f} ms, one shell file "
+                  f"{1000 * (one_file.median('cpu') or 0):.0f} ms")
+        if semgrep_run is not None:
+            print(f"  CLI / semgrep CPU: {fmt_ratio(cpu, semgrep_run.median('cpu'))} "
+                  f"(wall {fmt_ratio(cli_run.median('wall'), semgrep_run.median('wall'))})")
+        if flake8_pair is not None:
+            without, with_ = flake8_pair
+            print(f"  flake8+plugin / flake8 CPU on the .py files: "
+                  f"{fmt_ratio(with_.median('cpu'), without.median('cpu'))}")
+        print(f"  load average at end: {load()}")
+        return 0
+    finally:
+        if not ns.keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- language server

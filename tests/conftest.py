@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shlex
+import shutil
 import sys
+import tempfile
 import types
 
 import pytest
@@ -14,6 +17,11 @@ from flake8_replayssm.argv import launch_from_command
 from flake8_replayssm.config import LintConfig
 from flake8_replayssm.engine import judge
 from flake8_replayssm.model import Command, Span, Word
+
+# parsed data files are kept in a folder of this run (and its subprocesses), never in ~/.cache
+_DATA_CACHE = tempfile.mkdtemp(prefix="replayssm-test-cache-")
+os.environ.setdefault("FLAKE8_REPLAYSSM_CACHE_DIR", _DATA_CACHE)
+atexit.register(shutil.rmtree, _DATA_CACHE, True)
 
 # CI runs the property tests on a fixed set of examples (reproducible); locally they explore
 settings.register_profile("ci", derandomize=True, database=None)

@@ -18,7 +18,7 @@ from flake8_replayssm.fix.codemod import fix_text
 from flake8_replayssm.fix.edits import Edit, OverlapError, apply_edits
 from flake8_replayssm.lint import lint_text
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fix"
+FIXTURES = Path(__file__).resolve().parent / "fix_pairs"
 HEAD = "import os\nimport subprocess\nfrom vllm import LLM\n# untouched line  \t\n"
 TAIL = "x = 1  # untouched too\n"
 M = "nvidia/Nemotron-H-8B-Base-8K"

@@ -24,7 +24,7 @@ from flake8_replayssm.fix.codemod import fix_text
 from flake8_replayssm.fix.notebook import locate_sources, render_source
 from flake8_replayssm.lint import detect_kind, lint_text
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fix"
+FIXTURES = Path(__file__).resolve().parent / "fix_pairs"
 M = "nvidia/Nemotron-H-8B-Base-8K"
 PAIR = re.compile(r"(?P<name>.+)\.(?P<release>\d+\.\d+\.\d+)(?P<unsafe>\.unsafe)?\.before\.(?P<ext>\w+)$")
 #: a changed line must hold one of these (the launch's words, or the environment it gets)
@@ -77,7 +77,7 @@ def check_golden(before: str, expected: str, version: str, kind: str, *, unsafe:
 
 
 # ---------------------------------------------------------------------------
-# golden fixture pairs: fixtures/fix/NAME.RELEASE[.unsafe].before.EXT -> .after.EXT
+# golden fixture pairs: tests/fix_pairs/NAME.RELEASE[.unsafe].before.EXT -> .after.EXT
 # ---------------------------------------------------------------------------
 
 #: findings a fixed fixture still has, and why
@@ -122,10 +122,11 @@ def test_fixture_pair_through_the_cli(tmp_path):
         target = tmp_path / name.replace(".before", "")
         target.write_bytes((FIXTURES / name).read_bytes())
         release = PAIR.match(name)["release"]  # type: ignore[index]
-        assert cli.main(["fix", "--vllm-version", release, str(target)]) == 0
+        left = 1 if LEFT.get(name.split(".before.")[0]) else 0  # exit 1 while findings remain
+        assert cli.main(["fix", "--vllm-version", release, str(target)]) == left
         expected = (FIXTURES / name.replace(".before.", ".after.")).read_bytes()
         assert target.read_bytes() == expected
-        assert cli.main(["fix", "--check", "--vllm-version", release, str(target)]) == 0
+        assert cli.main(["fix", "--check", "--vllm-version", release, str(target)]) == left
 
 
 # ---------------------------------------------------------------------------
@@ -352,11 +353,13 @@ def test_locate_and_render_sources_round_trip():
         assert render_source(text, source, source.value) == text[source.start:source.end]
 
 
-def test_notebook_that_is_not_json_is_left_alone(tmp_path):
+def test_notebook_that_is_not_json_is_left_alone(tmp_path, capsys):
     path = tmp_path / "broken.ipynb"
-    path.write_text('{"cells": [{"cell_type": "code", "source": ["!vllm serve x --use-replayssm"]}')
-    assert cli.main(["fix", "--vllm-version", "0.33.0", str(path)]) == 0
-    assert path.read_text().endswith("]}")
+    text = '{"cells": [{"cell_type": "code", "source": ["!vllm serve x --use-replayssm"]}'
+    path.write_text(text)
+    assert cli.main(["fix", "--vllm-version", "0.33.0", str(path)]) == 1  # RSM900 is left
+    assert "RSM900" in capsys.readouterr().out
+    assert path.read_text() == text
 
 
 # ---------------------------------------------------------------------------

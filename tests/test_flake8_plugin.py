@@ -357,12 +357,33 @@ print(len(results), "libcst" in sys.modules)
 @pytest.mark.parametrize("src, expected", [
     ("import os\n\nprint(os.getcwd())\n", "0 False"),
     ('from vllm import LLM\nLLM("facebook/opt-125m")  # no trigger\n', "0 False"),
-    (NANO_SRC, "1 True"),  # control: a file with a trigger does parse with libcst
+    (NANO_SRC, "1 False"),  # a launch is found on Python's own tree: libcst is for fixes only
 ])
-def test_file_without_trigger_never_imports_libcst(tmp_path, src, expected):
+def test_linting_never_imports_libcst(tmp_path, src, expected):
     path = tmp_path / "example.py"
     path.write_text(src)
     proc = subprocess.run([sys.executable, "-c", LAZY_CHECK, str(path)], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == expected.split()
+
+
+def test_the_plugin_reads_flake8s_tree_without_parsing_again(tmp_path, monkeypatch):
+    """flake8 has parsed the file; the plugin's screen and frontend use that tree."""
+    import ast
+
+    from flake8_replayssm.frontends import python_screen
+    from flake8_replayssm.plugin import Plugin
+
+    src = NANO_SRC.replace("llm =", "other = 1\nllm =")
+    lines = src.splitlines(keepends=True)
+    tree = ast.parse(src)
+    parses: list[str] = []
+    real_parse = ast.parse
+    monkeypatch.setattr(python_screen.ast, "parse",
+                        lambda text, *a, **k: parses.append(text) or real_parse(text, *a, **k))
+    path = tmp_path / "launch.py"
+    results = list(Plugin(tree, str(path), lines).run())
+    assert [r[2].split()[0] for r in results] == ["RSM008"]
+    assert results[0][0] == 3  # the launch's line in flake8's tree
+    assert src not in parses and src.lstrip() not in parses  # (the rule conditions are parsed too)

@@ -136,12 +136,20 @@ def test_yaml_and_dockerfile_blocks_go_to_their_frontends():
            "model: m\n"
            "use-replayssm: true\n"
            "```\n")
-    k8s, docker = commands_in_markdown(doc)
-    assert k8s.image == "vllm/vllm-openai:v0.33.0"
-    flag = k8s.words[2]
-    assert (flag.span.line, raw(doc, flag.span)) == (6, "--use-replayssm")
+    [docker] = commands_in_markdown(doc)  # YAML blocks go to the YAML reader through lint
     assert docker.image == "vllm/vllm-openai:v0.29.0"
     assert (docker.words[2].span.line, raw(doc, docker.words[2].span)) == (11, '"--use-replayssm"')
+    from flake8_replayssm.frontends.markdown import yaml_blocks_of_markdown
+    from flake8_replayssm.lint import launches_in
+
+    assert [(line, indents) for line, _, indents in yaml_blocks_of_markdown(doc)] == [(4, [0, 0, 0]), (15, [0, 0])]
+    by_line = {launch.anchor.line: launch for launch in launches_in(doc, "markdown")}
+    k8s = by_line[6]
+    assert k8s.release_hint == "0.33.0"
+    flag = k8s.options["use_replayssm"].span
+    assert (flag.line, raw(doc, flag)) == (6, "--use-replayssm")
+    serve_config = by_line[15]  # a serve config on its own: `vllm serve --config FILE`
+    assert serve_config.label == "vllm serve --config" and serve_config.options["use_replayssm"].span.line == 16
 
 
 def test_rst_code_block(recording_shell):

@@ -160,8 +160,8 @@ def test_vllm_internals_are_not_launches():
     assert found(src) == []
 
 
-def test_syntax_error_gives_no_findings():
-    assert found("from vllm import LLM\nLLM(use_replayssm=True,\n") == []
+def test_syntax_error_is_reported_as_not_checked_at_the_parsers_line():
+    assert found("from vllm import LLM\nLLM(use_replayssm=True,\n") == [(2, 3, "RSM900")]
 
 
 def test_no_trigger_token_never_imports_libcst():

@@ -196,7 +196,7 @@ async def test_notebook_findings_land_in_their_cells(client: LanguageClient):
 
 
 async def test_notebook_quick_fix_edits_the_cell(client: LanguageClient):
-    before = ROOT / "fixtures/fix/notebook.0.33.0.before.ipynb"
+    before = ROOT / "tests/fix_pairs/notebook.0.33.0.before.ipynb"
     uri = uri_of(before)
     cells = _cells(before)
     start = mark(client)

@@ -80,9 +80,9 @@ def test_027_prefix_caching_derives_mode_all():
 def test_028_default_mode_is_align_but_explicit_all_fails():
     assert codes(f"vllm serve {NANO} --use-replayssm --enable-prefix-caching", "0.28.0") == []
     assert codes(f"vllm serve {NANO} --use-replayssm --mamba-cache-mode all", "0.28.0") == ["RSM002"]
-    # prefix caching off: the mode is forced to none
+    # prefix caching off: the mode is forced to none; vLLM starts, not as written (RSM107, a warning)
     assert codes(f"vllm serve {NANO} --use-replayssm --mamba-cache-mode all --no-enable-prefix-caching",
-                 "0.28.0") == []
+                 "0.28.0") == ["RSM107"]
 
 
 def test_030_mode_all_keeps_the_v1_runner():

@@ -763,3 +763,46 @@ def test_verbose_lists_what_was_seen_on_stderr(tmp_path, capsys):
     assert main(["check", "--verbose", "--vllm-version", "0.33.0", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "launch vllm serve: clean; model nvidia/NVIDIA-Nemotron-Nano-9B-v2 (NemotronHForCausalLM)" in err
+
+
+def test_a_shell_string_inside_a_shell_string_inside_a_shell_string():
+    script = (f'NSYS_CMD=""\nif [ -n "$PROFILE" ]; then NSYS_CMD="nsys profile"; fi\n'
+              f'srun bash -c "docker run --gpus all img:1 bash -c \'${{NSYS_CMD}} vllm serve {FALCON} '
+              f'${{SERVE_ARGS}} --use-replayssm\'"\n')
+    assert found(script) == [(3, "RSM001"), (3, "RSM008")]
+    assert "assuming … adds no ReplaySSM option" in messages(script)["RSM008"]  # ${SERVE_ARGS}, read again
+
+
+def test_dynamo_vllm_worker_takes_vllms_engine_options():
+    assert found(f"python -m dynamo.vllm --model {FALCON} --use-replayssm\n", "shell", "0.28.0") == [(1, "RSM001")]
+
+
+def test_a_ray_serve_config_in_a_markdown_yaml_block():
+    page = f"""
+    ```yaml
+    applications:
+      - args:
+          llm_configs:
+            - model_loading_config: {{model_id: {NANO}}}
+              engine_kwargs:
+                use_replayssm: true
+                mamba_backend: flashinfer
+    ```
+    """
+    assert found(page, "markdown") == [(7, "RSM002")]
+
+
+def test_template_placeholders_in_a_script_are_unknown_values_not_a_lost_command():
+    """llm-d-style `${accelerator.dtypeArgs}` (a bad substitution to bash) in a script a
+    template renders: the launch is still read, the placeholders unknown."""
+    document = f"""
+    prefill:
+      vllm:
+        customCommand: |
+          ${{accelerator.runtimePreamble}}
+          vllm serve {FALCON} --use-replayssm \\
+            --kv-transfer-config '{{"kv_connector":"NixlConnector","kv_role":"kv_both"${{accelerator.kvJson}}}}' \\
+            ${{accelerator.dtypeArgs}}
+    """
+    notes = messages(document, "yaml", "0.28.0")
+    assert sorted(notes) == ["RSM001"]  # the JSON is completed by the template: unknown, not RSM106

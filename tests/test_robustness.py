@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flake8_replayssm.cli import lint_file, main
+from flake8_replayssm.cli import main
+from flake8_replayssm.project import lint_file
 from flake8_replayssm.config import LintConfig
 from flake8_replayssm.lint import KINDS, lint_text
 

@@ -185,23 +185,13 @@ def test_settings_from_pyproject_cli_and_flake8(tmp_path, capsys):
     assert main(["check", "--sglang-version", "latest", str(script)]) == 2
 
 
-def test_flake8_options(tmp_path):
-    from flake8_replayssm.plugin import Plugin
-
-    class Options:
-        replayssm_vllm_version = None
-        replayssm_platform = None
-        replayssm_enable = None
-        replayssm_extra_models = None
-        replayssm_extra_args = None
-        replayssm_sglang_version = "0.5.15"
-        replayssm_gpu = "hopper"
-
-    Plugin.parse_options(Options())
-    try:
-        path = tmp_path / "launch.py"
-        config = Plugin(None, str(path), []).config()
-        assert (config.sglang_version, config.gpu) == ("0.5.15", "hopper")
-    finally:
-        Options.replayssm_sglang_version = Options.replayssm_gpu = None
-        Plugin.parse_options(Options())
+def test_flake8_options(flake8_path):
+    """--replayssm-sglang-version and --replayssm-gpu, in flake8's config and on its command line."""
+    (flake8_path / "engine.py").write_text(
+        f"import sglang as sgl\nsgl.Engine(model_path={QWEN_NEXT!r}, enable_linear_replayssm=True,\n"
+        "           disable_overlap_schedule=True, mamba_ssm_dtype='bfloat16')\n")
+    (flake8_path / "setup.cfg").write_text("[flake8]\nselect = RSM\nreplayssm-sglang-version = 0.5.18\n")
+    assert flake8_path.run_flake8().out_lines == []
+    result = flake8_path.run_flake8(["--replayssm-gpu", "blackwell"])
+    assert len(result.out_lines) == 1 and "RSM301" in result.out_lines[0]
+    assert "[SGLang 0.5.18 on Blackwell]" in result.out_lines[0]

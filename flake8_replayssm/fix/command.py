@@ -1,43 +1,82 @@
-"""``replayssm-lint fix [--diff] [--check] [--unsafe] PATH...``.
+"""``replayssm-lint fix [--diff] [--check] [--unsafe] [--force] PATH...``.
 
 Each file is fixed as a whole: all edits at once, the result re-parsed and
-re-linted, written atomically (same directory, same mode, UTF-8, line endings
-kept) only when it parses.  ``--diff`` prints a unified diff and ``--check``
-only reports; neither writes.
+re-linted, and written (:mod:`.writing`) only when it parses.  ``--diff`` prints a
+unified diff and ``--check`` only reports; neither writes.
 
-Exit codes: 0 nothing to change (or changes written), 1 changes found with
-``--diff``/``--check``, 2 an error (configuration, unreadable or unparsable result).
+The run says what it did and what it left, as ruff does: every finding left is
+printed with the reason it was not fixed (no automatic fix for the code, needs
+``--unsafe`` because the fix changes what the launch does, in another file, the
+fix would make vLLM refuse the launch, the file could not be written...), each
+fixed file is named with its codes, and a closing line counts them::
+
+    Found 7 findings (4 fixed, 3 remaining); 2 more fixable with --unsafe.
+
+Exit codes: 0 no finding left (and, with ``--diff``/``--check``, nothing to
+change), 1 findings left (or changes to make), 2 a usage or configuration error
+or an error of ours (a fix whose result would not parse).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import difflib
+import os
 import sys
-from typing import TextIO
+from dataclasses import dataclass, field
+from typing import Any, Mapping, TextIO
 
+from .. import project, report
 from ..config import ConfigError, LintConfig
+from ..files import Decoded, decode, read_bounded
+from ..lint import detect_kind, has_trigger, lint_text
+from ..model import Finding
+from ..rules import severity
+from ..unchecked import NotChecked
 from .codemod import FixOutcome, fix_text
-from .edits import write_atomic
+from .writing import WriteRefused, write_fixed
+
+#: codes no fix can make right without a choice only the user can make
+REPORT_ONLY = frozenset({"RSM003", "RSM005", "RSM007", "RSM009", "RSM201", "RSM900"})
+#: why a fix that only --unsafe applies is unsafe, per code
+UNSAFE_WHY = {
+    "RSM001": "removing --use-replayssm changes the decode kernel the launch asked for",
+    "RSM002": "turning off prefix caching that the launch turns on explicitly changes what it does",
+    "RSM004": "switching the Mamba backend changes kernels and performance",
+    "RSM006": "turning on prefix caching that the launch turns off explicitly (or dropping the block "
+              "size FlashInfer cannot use) changes what it does",
+    "RSM008": "it changes VLLM_USE_V2_MODEL_RUNNER as the launch sets it, or switches a serve config "
+              "to FlashInfer",
+}
+_ENVIRON_WHY = "setting os.environ changes the environment of the whole Python process"
 
 
-def fix_file(path: str, config: LintConfig, *, unsafe: bool = False) -> FixOutcome | None:
-    """The outcome of fixing ``path`` (None: not a file we read)."""
-    from ..cli import read_text
-    from ..lint import detect_kind, has_trigger
+@dataclass
+class FileFix:
+    """What fixing one file did and left."""
 
-    text = read_text(path)
-    if text is None:
-        return None
-    kind = detect_kind(path, text)
-    if kind is None or not has_trigger(text):
-        return None
-    try:
-        return fix_text(text, kind, config, path=path, unsafe=unsafe)
-    except Exception as exc:  # a bug of ours must not stop the other files
-        outcome = FixOutcome(text, text)
-        outcome.error = f"internal error: {type(exc).__name__}: {exc}"
-        return outcome
+    path: str
+    #: the findings before fixing, and how many of them the fixes removed
+    before: list[Finding] = field(default_factory=list)
+    fixed: int = 0
+    outcome: FixOutcome | None = None
+    #: findings left, each with the reason it was not fixed
+    left: list[tuple[Finding, str]] = field(default_factory=list)
+    #: findings only --unsafe would fix (counted when --unsafe was not given)
+    unsafe_more: int = 0
+    error: str | None = None
+    decoded: Decoded | None = None
+    original: bytes = b""
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome is not None and self.outcome.changed
+
+    @property
+    def found(self) -> int:
+        """Fixed plus left (a fix can uncover a finding vLLM reports only after the first one)."""
+        return self.fixed + len(self.left)
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -49,57 +88,155 @@ def unified_diff(path: str, before: str, after: str) -> str:
     return "".join(out)
 
 
-def run_fix(ns: argparse.Namespace, config: LintConfig, *, out: TextIO | None = None,
-            err: TextIO | None = None) -> int:
-    from .. import cli
+def _remaining(text: str, kind: str, config: LintConfig, path: str) -> list[Finding]:
+    return lint_text(text, kind, config, path=path).findings
 
+
+def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counter[str]) -> str:
+    code = finding.code
+    if code in REPORT_ONLY:
+        return "no automatic fix for this code"
+    if finding.span.source is not None:
+        return f"it is in {finding.span.source}; fix that file"
+    if unsafe_codes[code] > 0:
+        unsafe_codes[code] -= 1
+        line = outcome.text.splitlines()[finding.span.line - 1] if finding.span.cell is None \
+            and 0 < finding.span.line <= outcome.text.count("\n") + 1 else ""
+        if code == "RSM008" and "VLLM_USE_V2_MODEL_RUNNER is unset" in finding.message and "use_replayssm" in line:
+            return f"needs --unsafe: {_ENVIRON_WHY}"
+        return f"needs --unsafe: {UNSAFE_WHY.get(code, 'the fix changes what the launch does')}"
+    if any(code in note for note in outcome.notes):
+        return "left out: the fix would make vLLM refuse to start a launch it accepts now"
+    return "no edit fits this launch as written (a value or environment from elsewhere, or a form " \
+           "that cannot be edited safely)"
+
+
+def fix_file(path: str, config: LintConfig, *, unsafe: bool = False) -> FileFix | None:
+    """Fix ``path`` in memory (None: not a file we read); nothing is written here."""
+    kind = detect_kind(path)
+    if kind is None and "." in os.path.basename(path):
+        return None
+    result = FileFix(path)
+    try:
+        result.original = read_bounded(path)
+    except NotChecked as exc:
+        if kind is None:
+            return None
+        found = exc.finding(path)
+        if config.is_enabled(found.code):
+            result.before = [found]
+            result.left = [(found, "the file was not read")]
+        return result
+    result.decoded = decode(result.original, kind)
+    text = result.decoded.text
+    kind = kind or detect_kind(path, text)
+    if kind is None or not has_trigger(text, kind):
+        return None if kind is None else result
+    result.before = _remaining(text, kind, config, path)
+    if not result.before:
+        return result
+    try:
+        outcome = fix_text(text, kind, config, path=path, unsafe=unsafe)
+    except Exception as exc:  # a bug of ours must not stop the other files
+        outcome = FixOutcome(text, text)
+        outcome.error = f"internal error: {type(exc).__name__}: {exc}"
+    if outcome.changed and not result.decoded.lossless:
+        outcome = FixOutcome(text, text, notes=["not fixed: its bytes are not text this tool can write "
+                                                "back unchanged"])
+    result.outcome = outcome
+    result.error = outcome.error
+    left = _remaining(outcome.text, kind, config, path)
+    unsafe_codes: collections.Counter[str] = collections.Counter()
+    if left and not unsafe:
+        try:
+            bolder = fix_text(text, kind, config, path=path, unsafe=True)
+            unsafe_codes = collections.Counter(f.code for f in left) - collections.Counter(
+                f.code for f in _remaining(bolder.text, kind, config, path))
+        except Exception:
+            pass
+    result.fixed = sum((collections.Counter(f.code for f in result.before)
+                        - collections.Counter(f.code for f in left)).values())
+    result.unsafe_more = sum(unsafe_codes.values())
+    result.left = [(f, _why(f, outcome, unsafe_codes)) for f in left]
+    return result
+
+
+def run_fix(ns: argparse.Namespace, overrides: Mapping[str, Any], *, out: TextIO | None = None,
+            err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        cli._validate(config)
-        overrides = cli._overrides(ns)
-    except ConfigError as exc:
-        print(f"replayssm-lint: error: {exc}", file=err)
-        return 2
-    cli._project_config_cached.cache_clear()  # one run, one reading of each pyproject
-    cli._MERGED.clear()
+    project.clear_caches()  # one run, one reading of each settings file
+    missing = [p for p in ns.paths if not os.path.lexists(p)]
+    if missing:
+        raise ConfigError(f"no such file or directory: {', '.join(missing)}")
+    project.settings_for(ns.paths[0] if ns.paths else None, overrides)  # bad settings stop the run here
     excludes = [p.strip() for p in (getattr(ns, "exclude", "") or "").split(",") if p.strip()]
     write = not (ns.diff or ns.check)
-    changed = errors = 0
-    for path in cli.iter_files(ns.paths, excludes):
-        try:  # each file with its own project's settings (under the command line's), as `check` does
-            file_config = cli.config_for(path, overrides)
-            cli._validate(file_config)
-        except ConfigError as exc:
+    talk = err if ns.diff else out  # a diff on stdout stays a clean diff
+    totals = collections.Counter()
+    errors = 0
+    for path in project.iter_files(ns.paths, excludes):
+        config = project.settings_for(path, overrides)
+        result = fix_file(path, config, unsafe=bool(ns.unsafe))
+        if result is None:
+            continue
+        if result.error:
             errors += 1
-            print(f"replayssm-lint: {path}: {exc}", file=err)
-            continue
-        outcome = fix_file(path, file_config, unsafe=bool(ns.unsafe))
-        if outcome is None:
-            continue
-        if outcome.error:
-            errors += 1
-            print(f"replayssm-lint: {path}: {outcome.error}", file=err)
-        for note in outcome.notes:
-            print(f"replayssm-lint: {path}: {note}", file=err)
-        if not outcome.changed:
-            continue
-        changed += 1
-        codes = ", ".join(sorted(set(outcome.fixed)))
-        if ns.diff:
-            out.write(unified_diff(path, outcome.original, outcome.text))
-        elif ns.check:
-            print(f"{path}: would fix {codes}", file=out)
-        if write:
-            try:
-                write_atomic(path, outcome.text)
-            except OSError as exc:
-                errors += 1
-                print(f"replayssm-lint: {path}: cannot write: {exc}", file=err)
-                continue
-            print(f"fixed {path} ({codes})", file=err)
+            print(f"replayssm-lint: {report.printable(path)}: {report.printable(result.error)}", file=err)
+        if result.changed:
+            assert result.outcome is not None and result.decoded is not None
+            if ns.diff:
+                out.write(unified_diff(path, result.outcome.original, result.outcome.text))
+            if write:
+                try:
+                    write_fixed(path, result.original, result.decoded.encode(result.outcome.text),
+                                project_root=str(config.project_root or os.path.dirname(os.path.abspath(path))),
+                                force=bool(getattr(ns, "force", False)))
+                except WriteRefused as exc:
+                    _refused(result, str(exc))
+                except OSError as exc:
+                    _refused(result, f"cannot write it ({exc.strerror or exc})")
+        _print_file(result, talk, write)
+        totals.update(found=result.found, fixed=result.fixed, left=len(result.left),
+                      unsafe=result.unsafe_more, changed=int(result.changed))
+    print(_closing_line(totals, write), file=talk)
     if errors:
         return 2
-    if changed and not write:
+    if totals["left"] or (totals["changed"] and not write):
         return 1
     return 0
+
+
+def _refused(result: FileFix, why: str) -> None:
+    """A file that could not be written keeps every finding it had, each with that reason."""
+    assert result.outcome is not None
+    result.left = [(f, f"not written: {why}") for f in result.before]
+    result.fixed = result.unsafe_more = 0
+    result.outcome = FixOutcome(result.outcome.original, result.outcome.original)
+
+
+def _print_file(result: FileFix, stream: TextIO, write: bool) -> None:
+    for finding, why in result.left:
+        where = f"{report.printable(finding.path or result.path)}:"
+        if finding.span.cell is not None:
+            where += f"cell {finding.span.cell}:"
+        stream.write(f"{where}{finding.span.line}:{finding.span.col + 1}: {finding.code} "
+                     f"{severity(finding.code)}: {report.printable(finding.message)} "
+                     f"[not fixed: {report.printable(why)}]\n")
+    if result.changed:
+        assert result.outcome is not None
+        counts = collections.Counter(result.outcome.fixed)
+        codes = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(counts.items()))
+        verb = "fixed" if write else "would fix"
+        stream.write(f"{verb} {report.printable(result.path)}: {codes}\n")
+
+
+def _closing_line(totals: collections.Counter[str], write: bool) -> str:
+    found, fixed, left, unsafe = totals["found"], totals["fixed"], totals["left"], totals["unsafe"]
+    if not found:
+        return "No findings."
+    done = "fixed" if write else "fixable"
+    line = f"Found {found} finding{'s' if found != 1 else ''} ({fixed} {done}, {left} remaining)"
+    if unsafe:
+        line += f"; {unsafe} more fixable with --unsafe"
+    return line + "."

@@ -1,4 +1,4 @@
-"""Text edits on a file's text: offsets from spans, applying, checking, writing.
+"""Text edits on a file's text: offsets from spans, applying, checking.
 
 An :class:`Edit` replaces ``text[start:end]`` with ``replacement`` (``start ==
 end`` inserts).  All edits of one file are applied at once; overlapping edits
@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import os
-import stat
-import tempfile
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -109,37 +106,17 @@ def parse_error(text: str, kind: str) -> str | None:
 
             import libcst
 
-            ast.parse(text)
+            from ..guard import check_python
+
+            check_python(text)  # raises for what libcst must never see
+            ast.parse(text.lstrip("\ufeff"))
             libcst.parse_module(text)
         elif kind == "yaml":
-            import yaml
+            from ..guard import check_yaml
 
-            for _ in yaml.safe_load_all(text):
-                pass
+            check_yaml(text)  # composed, never constructed: aliases are not expanded
         elif kind == "notebook":
             json.loads(text)
     except Exception as exc:  # any parser error means: do not write
         return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     return None
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` (UTF-8, newlines as they are) via a temporary file and ``os.replace``."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=".replayssm-fix-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

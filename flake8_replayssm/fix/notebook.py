@@ -23,120 +23,18 @@ import ast
 import difflib
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..config import LintConfig
 from ..model import Finding, Span
+from ..notebook_json import Source, locate_sources
 from .edits import Edit, LineIndex, OverlapError, apply_edits
 
-_WS = re.compile(r"[ \t\n\r]*")
 _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 
-@dataclass
-class _Source:
-    """Where one cell's ``source`` value is in the notebook's JSON text."""
-
-    start: int
-    end: int
-    #: the list form: (start, end, value) of every item; None for the string form
-    items: list[tuple[int, int, str]] | None
-    value: str
-
-
-class _NotJson(ValueError):
-    pass
-
-
-def _ws(text: str, i: int) -> int:
-    return _WS.match(text, i).end()  # type: ignore[union-attr]
-
-
-def locate_sources(text: str) -> dict[int, _Source] | None:
-    """``cell index -> _Source`` for every cell whose source is a string or a list of strings."""
-    from json.decoder import scanstring
-
-    decoder = json.JSONDecoder()
-    try:
-        i = _ws(text, 0)
-        if text[i] != "{":
-            return None
-        cells: dict[int, _Source] = {}
-        i = _ws(text, i + 1)
-        while text[i] != "}":
-            if text[i] != '"':
-                raise _NotJson(i)
-            key, i = scanstring(text, i + 1)
-            i = _ws(text, i)
-            if text[i] != ":":
-                raise _NotJson(i)
-            i = _ws(text, i + 1)
-            if key == "cells" and text[i] == "[":
-                cells, i = _cells(text, i, decoder)
-            else:
-                _, i = decoder.raw_decode(text, i)
-            i = _ws(text, i)
-            if text[i] == ",":
-                i = _ws(text, i + 1)
-        return cells
-    except (IndexError, ValueError):
-        return None
-
-
-def _cells(text: str, i: int, decoder: json.JSONDecoder) -> tuple[dict[int, _Source], int]:
-    from json.decoder import scanstring
-
-    out: dict[int, _Source] = {}
-    i = _ws(text, i + 1)
-    n = 0
-    while text[i] != "]":
-        if text[i] == "{":
-            i = _ws(text, i + 1)
-            while text[i] != "}":
-                key, i = scanstring(text, i + 1)
-                i = _ws(text, i)
-                i = _ws(text, i + 1)  # the colon
-                start = i
-                if key == "source" and text[i] == '"':
-                    value, i = scanstring(text, i + 1)
-                    out[n] = _Source(start, i, None, value)
-                elif key == "source" and text[i] == "[":
-                    items: list[tuple[int, int, str]] = []
-                    j = _ws(text, i + 1)
-                    ok = True
-                    while text[j] != "]":
-                        if text[j] != '"':
-                            ok = False
-                            _, j = decoder.raw_decode(text, j)
-                        else:
-                            value, end = scanstring(text, j + 1)
-                            items.append((j, end, value))
-                            j = end
-                        j = _ws(text, j)
-                        if text[j] == ",":
-                            j = _ws(text, j + 1)
-                    i = j + 1
-                    if ok:
-                        out[n] = _Source(start, i, items, "".join(v for _, _, v in items))
-                    else:
-                        out.pop(n, None)
-                else:
-                    _, i = decoder.raw_decode(text, i)
-                i = _ws(text, i)
-                if text[i] == ",":
-                    i = _ws(text, i + 1)
-            i += 1
-        else:
-            _, i = decoder.raw_decode(text, i)
-        n += 1
-        i = _ws(text, i)
-        if text[i] == ",":
-            i = _ws(text, i + 1)
-    return out, i + 1
-
-
-def render_source(text: str, source: _Source, new: str) -> str:
+def render_source(text: str, source: Source, new: str) -> str:
     """The JSON text of ``source`` holding ``new``, written like the original."""
     ensure_ascii = text.isascii()
     if source.items is None or not source.items:
@@ -169,9 +67,9 @@ def _move_span(span: Span, cell: int) -> Span:
 
 
 def _in_cell_text(verdict: Any, cell: int) -> Any:
-    from ..lint import _move
+    from ..lint import move_launch
 
-    launch = _move(verdict.launch, lambda s: _move_span(s, cell))
+    launch = move_launch(verdict.launch, lambda s: _move_span(s, cell))
     launch.history = [replace(s, span=_move_span(s.span, cell),
                               value_span=_move_span(s.value_span, cell) if s.value_span else None)
                       for s in launch.history]
@@ -209,7 +107,7 @@ def plan_notebook_edits(text: str, config: LintConfig, *, path: str | None = Non
     """Edits of the notebook's JSON text: one replacement of ``source`` per fixed cell."""
     from ..frontends.notebook import python_cells_of_notebook
     from ..lint import lint_text
-    from .codemod import _key, _Planner
+    from .planner import Planner, span_key
 
     result = lint_text(text, "notebook", config, path=path)
     if result.error or not result.findings:
@@ -233,15 +131,15 @@ def plan_notebook_edits(text: str, config: LintConfig, *, path: str | None = Non
             continue
         src = source.value
         py_text = python.get(cell)
-        shell = _Planner(src, "shell", unsafe=unsafe, ipython=True)
-        py = _Planner(py_text, "python", unsafe=unsafe) if py_text is not None else None
+        shell = Planner(src, "shell", unsafe=unsafe, ipython=True)
+        py = Planner(py_text, "python", unsafe=unsafe) if py_text is not None else None
         src_lines, py_lines = src.split("\n"), (py_text or "").split("\n")
         seen: set[tuple[int, int, int, int]] = set()
         for verdict, findings in items:
             moved = _in_cell_text(verdict, cell)
             moved_findings = [replace(f, span=_move_span(f.span, cell)) for f in findings]
             anchor = moved.launch.anchor
-            key = _key(anchor)
+            key = span_key(anchor)
             if key in seen and moved.launch.form == "argv":
                 continue
             seen.add(key)

@@ -131,9 +131,10 @@ def _plan_kwargs(planner: Any, verdict: Any, findings: Sequence[Finding]) -> Non
         setting = next((s for s in launch.history if s.span == f.span), None)
         match = re.search(r"did you mean ([a-z0-9_]+)=", f.message)
         if f.code == "RSM104" and setting is not None and match is not None and planner.direct(setting):
-            start, end = planner.offsets(setting.span)
-            if planner.text[start:end] == setting.spelling.rstrip("="):
-                planner.add(start, end, match.group(1), "RSM104")
+            start, _ = planner.offsets(setting.span)
+            name = setting.spelling.rstrip("=")
+            if planner.text.startswith(name, start):  # the keyword's name starts its span
+                planner.add(start, start + len(name), match.group(1), "RSM104")
     if at is None or flag is None or launch.unseen or launch.open_ended:
         return
     call = planner.call_info(launch)

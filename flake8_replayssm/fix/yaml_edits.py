@@ -557,7 +557,7 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
     The environment cannot be set from such a file, so RSM008 is left alone (and
     with it the pins that come only with a real fix).
     """
-    from .codemod import _backend_to_triton
+    from .messages import backend_to_triton, triton_needs_v1, wants_align_mode, wants_prefix_caching_off
 
     facts = planner.yaml
     entries = facts.config_entries() if facts is not None else None
@@ -600,16 +600,23 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
                                                                      node.start_mark.column) \
                     and str(node.value).lower() in _TRUE:
                 cfg.set_value(use, "true", "RSM106", raw=True)
-        elif f.code == "RSM004" and planner.unsafe and model_known and _backend_to_triton(f.message):
+        elif f.code == "RSM004" and planner.unsafe and model_known and backend_to_triton(f.message):
             backend = cfg.entry(opts.get("mamba_backend"))
             if backend is not None:
                 cfg.set_value(backend, "triton", "RSM004")
         elif f.code == "RSM006":
             block = cfg.entry(opts.get("mamba_block_size"))
             backend = opts.get("mamba_backend")
-            if block is not None and not prefix_keys and not launch.open_ended \
-                    and not (backend is not None and backend.value == "flashinfer"):
+            flashinfer = backend is not None and backend.value == "flashinfer"
+            if block is not None and not prefix_keys and not launch.open_ended and not flashinfer:
                 cfg.insert_after(block, [("enable-prefix-caching", "true")], "RSM006")
+            elif planner.unsafe and model_known and flashinfer and block is not None:
+                cfg.delete(block, "RSM006")  # FlashInfer needs prefix caching off: the block size has no use
+            elif planner.unsafe and model_known and len(prefix_keys) == 1 \
+                    and _prefix_caching_value(prefix_keys[0]) is False:
+                entry = prefix_keys[0]  # turned off as written: turn it on, as the message says
+                cfg.rename(entry, "enable-prefix-caching", "RSM006")
+                cfg.set_value(entry, "true", "RSM006", raw=True)
         elif f.code == "RSM102":
             entry = cfg.by_pos.get((f.span.line, f.span.col))
             if entry is None or _norm(entry.key) != "enable-prefix-caching" or len(prefix_keys) != 1 \
@@ -618,14 +625,48 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
             new = "disable-prefix-caching" if release.disable_aliases else "no-enable-prefix-caching"
             cfg.rename(entry, new, "RSM102")
             cfg.set_value(entry, "true", "RSM102", raw=True)
+    if mode is not None and planner.drops_overridden_mode(findings, mode_setting):
+        cfg.delete(mode, "RSM107")
 
-    rsm002 = any(f.code == "RSM002" and "only in align mode" in f.message for f in findings)
-    if rsm002:
+    pins: list[tuple[str, str, str]] = []  # one insertion after `use-replayssm`, whatever asks for it
+    if any(f.code == "RSM002" and wants_align_mode(f.message) for f in findings):
         if mode is not None:
             if isinstance(mode_setting.value, str):
                 cfg.set_value(mode, "align", "RSM002")
-        elif use is not None and "mamba_cache_mode" not in opts:
-            pins = [("mamba-cache-mode", "align")]
+        elif "mamba_cache_mode" not in opts:
+            pins.append(("mamba-cache-mode", "align", "RSM002"))
             if "mamba_backend" not in opts and not launch.open_ended:
-                pins.append(("mamba-backend", "triton"))
-            cfg.insert_after(use, pins, "RSM002")
+                pins.append(("mamba-backend", "triton", "RSM002"))
+    off = "disable-prefix-caching" if release.disable_aliases else "no-enable-prefix-caching"
+    prefix_off = any(f.code == "RSM002" and wants_prefix_caching_off(f.message) for f in findings)
+    runner = any(f.code == "RSM008" and triton_needs_v1(f.message) for f in findings)
+    if runner and planner.unsafe and model_known and "speculative_config" not in opts:
+        # the environment cannot be set from this file: the message's other way is FlashInfer,
+        # with prefix caching off (a different kernel, so only with --unsafe)
+        backend = cfg.entry(opts.get("mamba_backend"))
+        if backend is not None:
+            cfg.set_value(backend, "flashinfer", "RSM008")
+        elif "mamba_backend" not in opts:
+            pins.append(("mamba-backend", "flashinfer", "RSM008"))
+        prefix_off = True
+    if prefix_off:
+        explicit = [e for e in prefix_keys if _prefix_caching_value(e) is not None]
+        if not prefix_keys and not launch.open_ended:  # on by default: off is what vLLM requires
+            pins.append((off, "true", "RSM002"))
+        elif planner.unsafe and len(explicit) == 1 and len(prefix_keys) == 1 and _prefix_caching_value(explicit[0]):
+            cfg.rename(explicit[0], off, "RSM002")
+            cfg.set_value(explicit[0], "true", "RSM002", raw=True)
+    if pins and use is not None:
+        cfg.insert_after(use, [(k, v) for k, v, _ in pins], ",".join(dict.fromkeys(c for _, _, c in pins)))
+
+
+def _prefix_caching_value(entry: Entry) -> bool | None:
+    """Whether a prefix-caching key turns prefix caching on (True), off (False), or cannot say."""
+    node = entry.value_node
+    if not _is(node, "scalar"):
+        return None
+    value = str(node.value).lower()
+    if value not in _TRUE and value not in ("false", "no", "off", "0"):
+        return None
+    on = value in _TRUE
+    return on if _norm(entry.key) in ("enable-prefix-caching", "no-disable-prefix-caching") else not on

@@ -310,7 +310,7 @@ def commands_in_markdown(text: str, *, path: str | None = None,
             judged = _judge(block)
             if judged.kind == "shell":
                 out += _shell_block(block, judged.lines, index, base_dir)
-            elif judged.kind in ("yaml", "dockerfile"):
+            elif judged.kind == "dockerfile":  # YAML blocks: yaml_blocks_of_markdown
                 out += _delegate(block, judged.kind, base_dir)
         except Exception:
             continue
@@ -335,18 +335,14 @@ def _shell_block(block: _Block, lines: list[str], index: LineIndex,
     return shell_commands(mask_doc_placeholders(script), place, None, base_dir)
 
 
-def serve_configs_of_markdown(text: str) -> list[tuple[int, str, list[int]]]:
-    """``(file line of the first line, body, indentation of each line)`` of YAML blocks that are
-    ``vllm serve --config`` files (judged as such, on their own)."""
-    from .yaml_manifests import is_serve_config
-
+def yaml_blocks_of_markdown(text: str) -> list[tuple[int, str, list[int]]]:
+    """``(file line of the first line, body, indentation of each line)`` of the YAML blocks:
+    manifests, compose files, serve configs, Ray Serve configs, judged as YAML files are."""
     out = []
     try:
         for b in _blocks(text):
             if _judge(b).kind == "yaml":
-                body = "\n".join(b.lines) + "\n"
-                if is_serve_config(body):
-                    out.append((b.line, body, b.indents))
+                out.append((b.line, "\n".join(b.lines) + "\n", b.indents))
     except Exception:
         return out
     return out
@@ -354,14 +350,7 @@ def serve_configs_of_markdown(text: str) -> list[tuple[int, str, list[int]]]:
 
 def _delegate(block: _Block, kind: str, base_dir: str | None) -> list[Command]:
     body = "\n".join(block.lines) + "\n"
-    if kind == "yaml":
-        from .yaml_manifests import commands_in_yaml, is_serve_config
-
-        if is_serve_config(body):
-            return []
-        found = commands_in_yaml(body, base_dir=base_dir)
-    else:
-        found = commands_in_dockerfile(body, base_dir=base_dir)
+    found = commands_in_dockerfile(body, base_dir=base_dir)
     indents = block.indents
 
     def col_offset(line: int) -> int:

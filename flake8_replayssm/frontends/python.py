@@ -1,19 +1,28 @@
-"""Find vLLM launches in Python source with libcst.
+"""Find vLLM launches in Python source, on Python's own syntax tree (:mod:`ast`).
 
 Two kinds of launch live in Python files:
 
 - engine constructors: ``LLM(...)``, ``EngineArgs(...)``, ``AsyncEngineArgs(...)``
   under any import alias or module attribute (``vllm.LLM``), with the model
   positional or as ``model=``, keywords from ``**cfg`` when ``cfg`` is a dict
-  literal or ``dict(...)`` assigned once in the same scope or module;
+  literal or ``dict(...)`` of the same scope or module; Ray Serve LLM configs
+  (``LLMConfig(model_loading_config=..., engine_kwargs=...)`` and dict literals);
 - command lines: argv lists and command strings handed to ``subprocess``,
   ``os.system``, ``shlex.split``, ``asyncio.create_subprocess_*``, including
   f-strings whose literal parts carry the flags, with ``env=`` dicts and
   ``os.environ[...] = ...`` assignments.
 
 Nothing else is a launch: vLLM's own ``cache_config.use_replayssm = True``,
-dataclass fields and help texts are never reported.  libcst is imported only
-here, and only the caller decides (by a text pre-filter) whether to come here.
+dataclass fields and help texts are never reported.
+
+Why :mod:`ast` and not libcst here: finding launches needs positions and values,
+not layout.  ``ast.parse`` is a C parser that gives every node its position (the
+screen in :mod:`python_screen` has already paid for it), while libcst's parse and
+position pass cost about 40 times as much on a launch file (README, "Speed").
+libcst is what :mod:`flake8_replayssm.fix` edits Python with, where keeping
+comments and layout matters.  Columns here are characters (ast counts UTF-8
+bytes), and the characters of string literals are placed by reading the literal
+tokens back from the source, as libcst would have kept them.
 """
 
 from __future__ import annotations
@@ -23,16 +32,14 @@ import itertools
 import re
 import shlex
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator, Sequence
-
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from typing import Any, Callable, Iterator
 
 from ..argv import launch_from_command
 from ..kwargs import launch_from_kwargs
 from ..sglang.kwargs import CLASSES as SGLANG_CLASSES
 from ..sglang.kwargs import launch_from_keywords as launch_from_sglang_keywords
 from ..model import UNKNOWN, UNKNOWN_PART, Command, Launch, Setting, Span, Word
+from ..unchecked import not_followed
 
 ENGINE_CLASSES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
 SUBPROCESS_FUNCS = frozenset({"run", "Popen", "call", "check_call", "check_output"})
@@ -42,6 +49,11 @@ _PLACEHOLDER = "RSMHOLE"
 _SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "zsh", "dash"})
 #: more `if`s than this under one launch: its values are unknown (2**5 readings)
 _MAX_COMBINATIONS = 32
+#: a command string or argv list past this is not followed (`a2 = a1 + a1` doubling)
+_MAX_TEXT = 65_536
+_MAX_WORDS = 4_096
+
+_Path = tuple[tuple[int, int], ...]
 
 
 @dataclass
@@ -68,16 +80,6 @@ class _Text:
         last = min(max(end - 1, start), len(self.positions) - 1)
         (line, col), (eline, ecol) = self.positions[start], self.positions[last]
         return Span(line, col, eline, ecol + 1)
-
-
-def _string_parts(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
-    if isinstance(node, cst.ConcatenatedString):
-        left = _string_parts(node.left)
-        right = _string_parts(node.right)
-        return None if left is None or right is None else left + right
-    if isinstance(node, (cst.SimpleString, cst.FormattedString)):
-        return [node]
-    return None
 
 
 def _words(text: _Text) -> list[Word]:
@@ -118,14 +120,196 @@ def _word(text: str, span: Span) -> Word:
     return Word(text, span)
 
 
+# ---------------------------------------------------------------------------
+# the source: character columns, and string literal tokens read back
+# ---------------------------------------------------------------------------
+
+class _Source:
+    """The text ast read: spans in characters, and the raw source of nodes."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.split("\n")
+        self.bom = text.startswith("\ufeff")
+        self._cols: dict[int, list[int] | None] = {}
+
+    def col(self, line: int, byte_col: int) -> int:
+        """ast's UTF-8 byte column on ``line`` as a character column."""
+        table = self._cols.get(line, False)
+        if table is False:
+            raw = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+            if self.bom and line == 1:
+                raw = raw[1:]
+            table = None
+            if not raw.isascii():
+                table = []
+                for index, ch in enumerate(raw):
+                    table.extend([index] * len(ch.encode("utf-8", "surrogatepass")))
+                table.append(len(raw))
+            self._cols[line] = table
+        shift = 1 if self.bom and line == 1 else 0
+        if table is None:
+            return byte_col + shift
+        return (table[byte_col] if byte_col < len(table) else table[-1] + byte_col - len(table) + 1) + shift
+
+    def span(self, node: ast.AST) -> Span:
+        line = getattr(node, "lineno", 1)
+        end = getattr(node, "end_lineno", None) or line
+        return Span(line, self.col(line, getattr(node, "col_offset", 0)),
+                    end, self.col(end, getattr(node, "end_col_offset", None) or 0))
+
+    def offset(self, line: int, col: int) -> int:
+        """Character offset in the text of (1-based line, character column)."""
+        return sum(len(x) + 1 for x in self.lines[:line - 1]) + col
+
+    def segment(self, node: ast.AST) -> str:
+        span = self.span(node)
+        return self.text[self.offset(span.line, span.col):self.offset(span.end_line, span.end_col)]
+
+
+_PREFIX = re.compile(r"[rRbBuUfF]{0,2}(?='|\")")
+
+
+@dataclass
+class _Literal:
+    """One string literal token of the source: where its body starts, its prefix and quote."""
+
+    line: int
+    col: int  # of the body's first character
+    prefix: str
+    quote: str
+    body: str  # as written, between the quotes
+
+
+def _literals(source: _Source, node: ast.AST) -> list[_Literal] | None:
+    """The string literal tokens a Constant or JoinedStr is written with (implicit
+    concatenation gives several), read back from the source; None if they cannot be."""
+    span = source.span(node)
+    text = source.text
+    pos = source.offset(span.line, span.col)
+    end = source.offset(span.end_line, span.end_col)
+    line, col = span.line, span.col
+    out: list[_Literal] = []
+    while pos < end:
+        ch = text[pos]
+        if ch in " \t\f":
+            pos, col = pos + 1, col + 1
+            continue
+        if ch == "\n" or ch == "\r" and text[pos + 1:pos + 2] != "\n":
+            pos, line, col = pos + 1, line + 1, 0
+            continue
+        if ch == "\r":
+            pos, col = pos + 1, col + 1
+            continue
+        if ch == "\\" and text[pos + 1:pos + 2] in ("\n", "\r"):
+            pos += 3 if text[pos + 1:pos + 3] == "\r\n" else 2
+            line, col = line + 1, 0
+            continue
+        if ch == "#":
+            newline = text.find("\n", pos, end)
+            if newline < 0:
+                return None
+            col += newline - pos
+            pos = newline
+            continue
+        if ch in "()":
+            pos, col = pos + 1, col + 1
+            continue
+        m = _PREFIX.match(text, pos)
+        if m is None:
+            return None
+        prefix = m.group(0)
+        start = m.end()
+        quote = text[start:start + 3] if text[start:start + 3] in ('"""', "'''") else text[start]
+        body_start = start + len(quote)
+        i = body_start
+        while i < end:
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                break
+            i += 1
+        if i >= end:
+            return None
+        body = text[body_start:i]
+        body_col = col + len(prefix) + len(quote)
+        out.append(_Literal(line, body_col, prefix, quote, body))
+        newlines = body.count("\n")
+        if newlines:
+            line, col = line + newlines, len(body) - body.rfind("\n") - 1 + len(quote)
+        else:
+            col = body_col + len(body) + len(quote)
+        pos = i + len(quote)
+    return out
+
+
+def _fstring_pieces(body: str) -> list[tuple[str, int, int]] | None:
+    """An f-string body as ``(kind, start, end)`` pieces: "text" or "field" (a ``{...}``)."""
+    pieces: list[tuple[str, int, int]] = []
+    i, n, text_start = 0, len(body), 0
+    while i < n:
+        ch = body[i]
+        if ch in "{}" and body[i + 1:i + 2] == ch:
+            i += 2
+            continue
+        if ch == "}":
+            return None
+        if ch != "{":
+            i += 1
+            continue
+        if i > text_start:
+            pieces.append(("text", text_start, i))
+        depth, j, quote = 0, i, ""
+        while j < n:
+            c = body[j]
+            if quote:
+                if c == "\\":
+                    j += 2
+                    continue
+                if body.startswith(quote, j):
+                    j += len(quote)
+                    quote = ""
+                    continue
+            elif c in "'\"":
+                quote = body[j:j + 3] if body[j:j + 3] in ('"""', "'''") else c
+                j += len(quote)
+                continue
+            elif c in "{[(":
+                depth += 1
+            elif c in "}])":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        if j >= n:
+            return None
+        pieces.append(("field", i, j + 1))
+        i = text_start = j + 1
+    if text_start < n:
+        pieces.append(("text", text_start, n))
+    return pieces
+
+
+def _advance(line: int, col: int, chunk: str) -> tuple[int, int]:
+    newlines = chunk.count("\n")
+    if newlines:
+        return line + newlines, len(chunk) - chunk.rfind("\n") - 1
+    return line, col + len(chunk)
+
+
+# ---------------------------------------------------------------------------
+# one pass over the tree: imports, assignments, environment writes, calls
+# ---------------------------------------------------------------------------
+
 @dataclass
 class _Assignment:
     """One ``name = value``: where it is (its ``if`` branches, outermost first, as (id of the
     If, 0 for its body or 1 for its else); None inside a loop or a ``try``, where it may
-    run any number of times) and its line."""
+    run any number of times) and its place in source order."""
 
-    value: cst.BaseExpression
-    path: tuple[tuple[int, int], ...] | None
+    value: ast.expr
+    path: _Path | None
     line: int
 
 
@@ -135,7 +319,7 @@ class _Scope:
     def __init__(self, parent: _Scope | None) -> None:
         self.parent = parent
         self.assigned: dict[str, list[_Assignment]] = {}
-        self.extended: dict[str, list[tuple[cst.BaseExpression | None, tuple[tuple[int, int], ...] | None]]] = {}
+        self.extended: dict[str, list[tuple[ast.expr | None, _Path | None]]] = {}
 
     def lookup(self, name: str) -> tuple[list[_Assignment], _Scope] | None:
         """The assignments of ``name`` in the nearest scope that assigns it."""
@@ -148,44 +332,53 @@ class _Scope:
         return None
 
 
-class _Collector(cst.CSTVisitor):
-    """One pass: imports, assignments per scope, os.environ writes, candidate calls."""
+class _Collector(ast.NodeVisitor):
+    """One pass: imports, assignments per scope, os.environ writes, candidate calls.
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    Source order is the order of the visit (``order``): where a use sits among the
+    assignments of its name."""
 
     def __init__(self) -> None:
-        super().__init__()
+        self.order = 0
+        #: the order of each call and dict literal recorded
+        self.orders: dict[int, int] = {}
         self.engine_names: dict[str, str] = {}  # local name -> engine class
         self.module_aliases: dict[str, str] = {}  # local name -> module
         self.func_names: dict[str, str] = {}  # local name -> "subprocess.run" etc.
+        self.imported: dict[str, str] = {}  # local name -> module it is imported from
         self.module_scope = _Scope(None)
         self.scope = self.module_scope
         self.branches: list[tuple[int, int]] = []
         self.loop_depth = 0
         #: every call, with its scope and the `if` branches it is in
-        self.calls: list[tuple[cst.Call, _Scope, tuple[tuple[int, int], ...]]] = []
-        self.environ: list[tuple[int, str, cst.BaseExpression]] = []
-        self.imported: dict[str, str] = {}  # local name -> module it is imported from
+        self.calls: list[tuple[ast.Call, _Scope, _Path]] = []
+        self.environ: list[tuple[int, str, ast.expr]] = []
         #: Ray Serve LLM configs written as dict literals (``{"engine_kwargs": {...}, ...}``)
-        self.ray_dicts: list[tuple[cst.Dict, _Scope, tuple[tuple[int, int], ...]]] = []
+        self.ray_dicts: list[tuple[ast.Dict, _Scope, _Path]] = []
+
+    def _next(self) -> int:
+        self.order += 1
+        return self.order
+
+    @property
+    def path(self) -> _Path | None:
+        return None if self.loop_depth else tuple(self.branches)
 
     # imports ------------------------------------------------------------
-    def visit_Import(self, node: cst.Import) -> None:
+    def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            dotted = _dotted(alias.name)
-            if dotted is None:
-                continue
-            local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
-                else dotted.split(".")[0]
-            self.module_aliases[local] = dotted if alias.asname else dotted.split(".")[0]
+            local = alias.asname or alias.name.split(".")[0]
+            self.module_aliases[local] = alias.name if alias.asname else alias.name.split(".")[0]
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = _dotted(node.module) if node.module is not None else None
-        if module is None or isinstance(node.names, cst.ImportStar):
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module
+        if module is None or node.level:
             return
         for alias in node.names:
-            name = _dotted(alias.name) or ""
-            local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+            name = alias.name
+            if name == "*":
+                continue
+            local = alias.asname or name
             self.imported[local] = f"{module}.{name}"
             if module.startswith("vllm") and name in ENGINE_CLASSES:
                 self.engine_names[local] = name
@@ -196,101 +389,95 @@ class _Collector(cst.CSTVisitor):
             elif module == "vllm" and name in ("engine", "entrypoints"):
                 self.module_aliases[local] = f"vllm.{name}"
 
-    # scopes -------------------------------------------------------------
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    # scopes and branches --------------------------------------------------
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.scope = _Scope(self.scope)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.generic_visit(node)
         assert self.scope.parent is not None
         self.scope = self.scope.parent
 
-    @property
-    def path(self) -> tuple[tuple[int, int], ...] | None:
-        return None if self.loop_depth else tuple(self.branches)
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
-    def _enter_loop(self, node: cst.CSTNode) -> None:
+    def _loop(self, node: ast.AST) -> None:
         self.loop_depth += 1
-
-    def _leave_loop(self, node: cst.CSTNode) -> None:
+        self.generic_visit(node)
         self.loop_depth -= 1
 
-    visit_For = visit_While = visit_Try = visit_TryStar = _enter_loop  # type: ignore[assignment]
-    leave_For = leave_While = leave_Try = leave_TryStar = _leave_loop  # type: ignore[assignment]
+    visit_For = visit_AsyncFor = visit_While = visit_Try = _loop  # type: ignore[assignment]
+    visit_TryStar = _loop
 
-    def visit_If_body(self, node: cst.If) -> None:
-        self.branches.append((id(node), 0))
-
-    def leave_If_body(self, node: cst.If) -> None:
-        self.branches.pop()
-
-    def visit_If_orelse(self, node: cst.If) -> None:
-        self.branches.append((id(node), 1))
-
-    def leave_If_orelse(self, node: cst.If) -> None:
-        self.branches.pop()
-
-    def _line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+    def visit_If(self, node: ast.If) -> None:
+        self.visit(node.test)
+        for branch, body in ((0, node.body), (1, node.orelse)):
+            self.branches.append((id(node), branch))
+            for stmt in body:
+                self.visit(stmt)
+            self.branches.pop()
 
     # assignments ----------------------------------------------------------
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
-            t = target.target
-            if isinstance(t, cst.Name):
-                self.scope.assigned.setdefault(t.value, []).append(
-                    _Assignment(node.value, self.path, self._line(node)))
-            elif isinstance(t, cst.Subscript) and _is_environ(t.value, self):
-                key = _subscript_key(t)
+            if isinstance(target, ast.Name):
+                self.scope.assigned.setdefault(target.id, []).append(
+                    _Assignment(node.value, self.path, self._next()))
+            elif isinstance(target, ast.Subscript) and _is_environ(target.value, self):
+                key = _literal_str(target.slice)
                 if key is not None:
-                    line = self.get_metadata(PositionProvider, node).start.line
-                    self.environ.append((line, key, node.value))
+                    self.environ.append((self._next(), key, node.value))
+        self.generic_visit(node)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Name) and node.value is not None:
-            self.scope.assigned.setdefault(node.target.value, []).append(
-                _Assignment(node.value, self.path, self._line(node)))
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if isinstance(node.target, ast.Name) and node.value is not None:
+            self.scope.assigned.setdefault(node.target.id, []).append(
+                _Assignment(node.value, self.path, self._next()))
+        self.generic_visit(node)
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign):
-            self.scope.extended.setdefault(node.target.value, []).append((node.value, self.path))
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+            self.scope.extended.setdefault(node.target.id, []).append((node.value, self.path))
+        self.generic_visit(node)
 
-    def visit_Dict(self, node: cst.Dict) -> None:
-        if any(isinstance(e, cst.DictElement) and _literal_str(e.key) == "engine_kwargs" for e in node.elements):
+    def visit_Dict(self, node: ast.Dict) -> None:
+        if any(_literal_str(key) == "engine_kwargs" for key in node.keys if key is not None):
+            self.orders[id(node)] = self._next()
             self.ray_dicts.append((node, self.scope, tuple(self.branches)))
+        self.generic_visit(node)
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                and func.attr.value in ("append", "extend"):
-            arg = node.args[0].value if node.args else None
-            wrapped = cst.List([cst.Element(arg)]) if func.attr.value == "append" and arg is not None else arg
-            self.scope.extended.setdefault(func.value.value, []).append((wrapped, self.path))
-        if isinstance(func, cst.Attribute) and func.attr.value in ("setdefault", "update") \
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.attr in ("append", "extend"):
+            arg = node.args[0] if node.args else None
+            wrapped = ast.copy_location(ast.List(elts=[arg], ctx=ast.Load()), arg) \
+                if func.attr == "append" and arg is not None else arg
+            self.scope.extended.setdefault(func.value.id, []).append((wrapped, self.path))
+        if isinstance(func, ast.Attribute) and func.attr in ("setdefault", "update") \
                 and _is_environ(func.value, self) and node.args:
-            line = self.get_metadata(PositionProvider, node).start.line
-            if func.attr.value == "setdefault" and len(node.args) >= 2:
-                key = _literal_str(node.args[0].value)
+            line = self._next()
+            if func.attr == "setdefault" and len(node.args) >= 2:
+                key = _literal_str(node.args[0])
                 if key is not None:
-                    self.environ.append((line, key, node.args[1].value))
-            elif func.attr.value == "update" and isinstance(node.args[0].value, cst.Dict):
-                for element in node.args[0].value.elements:
-                    if isinstance(element, cst.DictElement):
-                        key = _literal_str(element.key)
-                        if key is not None:
-                            self.environ.append((line, key, element.value))
+                    self.environ.append((line, key, node.args[1]))
+            elif func.attr == "update" and isinstance(node.args[0], ast.Dict):
+                for key_node, value in zip(node.args[0].keys, node.args[0].values):
+                    key = _literal_str(key_node)
+                    if key is not None:
+                        self.environ.append((line, key, value))
+        self.orders[id(node)] = self._next()
         self.calls.append((node, self.scope, tuple(self.branches)))
+        self.generic_visit(node)
 
 
-def _dotted(node: cst.BaseExpression | cst.CSTNode | None) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
+def _dotted(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
         base = _dotted(node.value)
-        return None if base is None else f"{base}.{node.attr.value}"
+        return None if base is None else f"{base}.{node.attr}"
     return None
 
 
-def _is_environ(node: cst.BaseExpression, collector: _Collector) -> bool:
+def _is_environ(node: ast.AST, collector: _Collector) -> bool:
     dotted = _dotted(node)
     if dotted is None:
         return False
@@ -299,57 +486,60 @@ def _is_environ(node: cst.BaseExpression, collector: _Collector) -> bool:
     return (module == "os" and rest == "environ") or collector.func_names.get(dotted) == "os.environ"
 
 
-def _subscript_key(node: cst.Subscript) -> str | None:
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-        return None
-    return _literal_str(node.slice[0].slice.value)
-
-
-def _literal_str(node: cst.BaseExpression | None) -> str | None:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
+def _literal_str(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
     return None
 
+
+# ---------------------------------------------------------------------------
+# from the collected calls to launches
+# ---------------------------------------------------------------------------
 
 class _Builder:
     """Turns the collected calls into Launches."""
 
-    def __init__(self, wrapper: MetadataWrapper, collector: _Collector, base_dir: str | None) -> None:
+    def __init__(self, source: _Source, collector: _Collector, base_dir: str | None) -> None:
         # reading a launch once per combination of branches: the branch taken at each `if` /
         # `a if c else b` met (pins), those met without a pin (seen)
         self.pins: dict[int, int] = {}
         self.seen: dict[int, int] = {}
         self.choices_unknown = False
         self.groups = itertools.count(1)
-        self.module = wrapper.module
-        self.positions = wrapper.resolve(PositionProvider)
+        #: values worked out in this reading (forgotten when the pins change)
+        self.memo: dict[tuple[Any, ...], Any] = {}
+        #: parts not followed because a bound was hit: (span, why)
+        self.skipped: list[tuple[Span, str]] = []
+        self.source = source
         self.c = collector
         self.base_dir = base_dir
+        self.order = 0  # where the launch being built is, in source order
 
-    def span(self, node: cst.CSTNode) -> Span:
-        pos = self.positions[node]
-        return Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+    def span(self, node: ast.AST) -> Span:
+        """Where ``node`` is; for a keyword (``use_replayssm=True``) where its name is."""
+        span = self.source.span(node)
+        if isinstance(node, ast.keyword) and node.arg is not None:
+            return Span(span.line, span.col, span.line, span.col + len(node.arg))
+        return span
 
-    def code(self, node: cst.CSTNode) -> str:
+    def code(self, node: ast.AST) -> str:
         """The source text of ``node`` (one line), for messages about what we cannot see."""
-        text = " ".join(self.module.code_for_node(node).split())
+        raw = self.source.segment(node) if hasattr(node, "lineno") else ast.unparse(node)
+        text = " ".join(raw.split())
         return text if len(text) <= 40 else text[:37] + "..."
 
     # values ---------------------------------------------------------------
-    def resolve(self, node: cst.BaseExpression, scope: _Scope, depth: int = 0) -> cst.BaseExpression | None:
+    def resolve(self, node: ast.expr, scope: _Scope, depth: int = 0) -> ast.expr | None:
         """Follow a name to the expression assigned to it (None if not static), and ``a if c
         else b`` to the branch this reading takes."""
         while depth < 10:
-            if isinstance(node, cst.IfExp):
+            if isinstance(node, ast.IfExp):
                 taken = self.branch(id(node))
                 if taken is None:
                     return None
                 node, depth = (node.body if taken == 0 else node.orelse), depth + 1
                 continue
-            if not isinstance(node, cst.Name):
-                return node
-            if node.value in ("True", "False", "None"):
+            if not isinstance(node, ast.Name):
                 return node
             found = self.assignment(node, scope)
             if found is None:
@@ -357,18 +547,17 @@ class _Builder:
             node, depth = found, depth + 1
         return None
 
-    def assignment(self, name: cst.Name, scope: _Scope) -> cst.BaseExpression | None:
+    def assignment(self, name: ast.Name, scope: _Scope) -> ast.expr | None:
         """The value ``name`` has where it is used, in this reading: the last assignment before
         the use on the ``if`` branches the reading takes (any point of an enclosing scope,
         whose code has run when a function is called); None when it is not one expression
         (assigned in a loop or a ``try``, or not at all)."""
-        found = scope.lookup(name.value)
+        found = scope.lookup(name.id)
         if found is None:
             return None
         assignments, owner = found
-        if owner is scope and name in self.positions:
-            use = self.positions[name].start.line
-            assignments = [a for a in assignments if a.line < use] or assignments[:0]
+        if owner is scope and self.order:
+            assignments = [a for a in assignments if a.line < self.order]
         chosen = None
         for a in assignments:
             if a.path is None:
@@ -380,27 +569,21 @@ class _Builder:
                 chosen = a
         return chosen.value if chosen is not None else None
 
-    def value(self, node: cst.BaseExpression, scope: _Scope) -> Any:
+    def value(self, node: ast.expr, scope: _Scope) -> Any:
         """A Python value for a literal expression; UNKNOWN for anything dynamic."""
         target = self.resolve(node, scope)
         if target is None:
             return UNKNOWN
         node = target
-        if isinstance(node, cst.Name):
-            return {"True": True, "False": False, "None": None}.get(node.value, UNKNOWN)
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            value = node.evaluated_value
-            return value if isinstance(value, str) else UNKNOWN
-        if isinstance(node, (cst.Integer, cst.Float)):
-            return ast.literal_eval(node.value)
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
-                and isinstance(node.expression, (cst.Integer, cst.Float)):
-            return -ast.literal_eval(node.expression.value)
-        if isinstance(node, cst.Attribute) and node.attr.value.isupper():
-            return node.attr.value.lower()  # MambaBackendEnum.FLASHINFER
-        if isinstance(node, (cst.List, cst.Tuple)):
-            return [UNKNOWN if isinstance(e, cst.StarredElement) else self.value(e.value, scope)
-                    for e in node.elements]
+        if isinstance(node, ast.Constant):
+            return node.value if not isinstance(node.value, bytes) else UNKNOWN
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \
+                and isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float)):
+            return -node.operand.value
+        if isinstance(node, ast.Attribute) and node.attr.isupper():
+            return node.attr.lower()  # MambaBackendEnum.FLASHINFER
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [UNKNOWN if isinstance(e, ast.Starred) else self.value(e, scope) for e in node.elts]
         dict_entries = self.dict_entries(node, scope)
         if dict_entries is not None:
             entries, open_ended = dict_entries
@@ -409,9 +592,9 @@ class _Builder:
         default = self.environment_default(node)
         if default is not None:
             return self.value(default, scope)
-        if isinstance(node, cst.Call) and _dotted(node.func) in ("str", "int", "float") \
-                and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
-            inner = self.value(node.args[0].value, scope)  # str(PORT), int(os.environ.get("TP", "2"))
+        if isinstance(node, ast.Call) and _dotted(node.func) in ("str", "int", "float") \
+                and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred):
+            inner = self.value(node.args[0], scope)  # str(PORT), int(os.environ.get("TP", "2"))
             if isinstance(inner, (str, int, float)) and not isinstance(inner, bool):
                 try:
                     return {"str": str, "int": int, "float": float}[_dotted(node.func) or ""](inner)
@@ -419,128 +602,187 @@ class _Builder:
                     return UNKNOWN
         return UNKNOWN
 
-    def is_config_class(self, func: cst.BaseExpression) -> bool:
+    def is_config_class(self, func: ast.expr) -> bool:
         """``KVTransferConfig``, ``SpeculativeConfig``, ``ModelLoadingConfig``...: a config object
         whose keywords are the fields of the JSON/dict value vLLM (or Ray) takes in its place."""
-        name = func.value if isinstance(func, cst.Name) else (
-            func.attr.value if isinstance(func, cst.Attribute) else "")
+        name = func.id if isinstance(func, ast.Name) else (func.attr if isinstance(func, ast.Attribute) else "")
         if not name.endswith("Config") or name == "LLMConfig":
             return False
-        origin = self.c.imported.get(name) if isinstance(func, cst.Name) else _dotted(func)
-        return bool(origin) and origin.split(".")[0] in ("vllm", "ray")
+        origin = self.c.imported.get(name) if isinstance(func, ast.Name) else _dotted(func)
+        return bool(origin) and origin.split(".")[0] in ("vllm", "ray")  # type: ignore[union-attr]
 
-    def environment_default(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+    def environment_default(self, node: ast.expr) -> ast.expr | None:
         """The default of ``os.environ.get("X", default)`` / ``os.getenv("X", default)``.
 
         As with a shell ``${X:-default}``, the default is the script's own choice,
         taken when the file does not set the variable itself.
         """
-        if not isinstance(node, cst.Call) or len(node.args) != 2 or node.args[1].keyword is not None:
+        if not isinstance(node, ast.Call) or len(node.args) != 2 or node.keywords:
             return None
         dotted = _dotted(node.func) or ""
         head, _, rest = dotted.partition(".")
         module = self.c.module_aliases.get(head)
         is_get = (module == "os" and rest in ("environ.get", "getenv")) or \
             self.c.func_names.get(dotted) == "os.getenv"
-        key = _literal_str(node.args[0].value)
+        key = _literal_str(node.args[0])
         if not is_get or key is None or any(k == key for _, k, _ in self.c.environ):
             return None
-        return node.args[1].value
+        return node.args[1]
 
-    def dict_entries(self, node: cst.BaseExpression, scope: _Scope
-                     ) -> tuple[dict[str, tuple[cst.CSTNode, cst.BaseExpression]], bool] | None:
-        """key -> (key node, value) of a dict literal or ``dict(...)`` call, and open-endedness."""
+    def dict_entries(self, node: ast.expr, scope: _Scope
+                     ) -> tuple[dict[str, tuple[ast.AST, ast.expr]], bool] | None:
+        """key -> (key node, value) of a dict literal or ``dict(...)`` call, and open-endedness.
+
+        Remembered per node within a reading: ``d2 = {**d1, **d1}`` repeated would otherwise
+        cost time exponential in the number of lines."""
+        key = (id(node), id(scope))
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[no-any-return]
+        self.memo[key] = None  # a dict that splats itself is not one we can read
+        found = self._dict_entries(node, scope)
+        self.memo[key] = found
+        return found
+
+    def _dict_entries(self, node: ast.expr, scope: _Scope
+                      ) -> tuple[dict[str, tuple[ast.AST, ast.expr]], bool] | None:
         target = self.resolve(node, scope)
-        if isinstance(target, cst.Dict):
-            entries: dict[str, tuple[cst.CSTNode, cst.BaseExpression]] = {}
+        if isinstance(target, ast.Dict):
+            entries: dict[str, tuple[ast.AST, ast.expr]] = {}
             open_ended = False
-            for element in target.elements:
-                if isinstance(element, cst.DictElement):
-                    key = _literal_str(element.key)
-                    if key is None:
-                        open_ended = True
-                    else:
-                        entries[key] = (element.key, element.value)
-                elif isinstance(element, cst.StarredDictElement):
-                    inner = self.dict_entries(element.value, scope)
+            for key_node, value in zip(target.keys, target.values):
+                if key_node is None:  # {**other}
+                    inner = self.dict_entries(value, scope)
                     if inner is None:
-                        open_ended = open_ended or not self.is_environ(element.value)
+                        open_ended = open_ended or not self.is_environ(value)
                     else:
                         entries.update(inner[0])
                         open_ended = open_ended or inner[1]
-            return entries, open_ended
-        if isinstance(target, cst.Call) and (_dotted(target.func) == "dict" or self.is_config_class(target.func)):
-            entries, open_ended = {}, False
-            for arg in target.args:
-                if arg.keyword is not None:
-                    entries[arg.keyword.value] = (arg.keyword, arg.value)
-                elif arg.star == "**":
-                    inner = self.dict_entries(arg.value, scope)
-                    if inner is None:
-                        open_ended = True
-                    else:
-                        entries.update(inner[0])
-                        open_ended = open_ended or inner[1]
-                else:
+                    continue
+                key = _literal_str(key_node)
+                if key is None:
                     open_ended = True
+                else:
+                    entries[key] = (key_node, value)
+            return entries, open_ended
+        if isinstance(target, ast.Call) and (_dotted(target.func) == "dict" or self.is_config_class(target.func)):
+            entries, open_ended = {}, bool(target.args)
+            for keyword in target.keywords:
+                if keyword.arg is not None:
+                    entries[keyword.arg] = (keyword, keyword.value)
+                    continue
+                inner = self.dict_entries(keyword.value, scope)
+                if inner is None:
+                    open_ended = True
+                else:
+                    entries.update(inner[0])
+                    open_ended = open_ended or inner[1]
             return entries, open_ended
         return None
 
-    def is_environ(self, node: cst.BaseExpression) -> bool:
+    def is_environ(self, node: ast.expr) -> bool:
         return _is_environ(node, self.c)
 
     # strings -> text ------------------------------------------------------
-    def text_of(self, node: cst.BaseExpression, scope: _Scope, holes: list[int]) -> _Text | None:
-        """The characters of a (possibly concatenated, possibly f-) string, with positions."""
+    def text_of(self, node: ast.expr, scope: _Scope, holes: list[int]) -> _Text | None:
+        """The characters of a (possibly concatenated, possibly f-) string, with positions
+        (remembered per node within a reading; None past _MAX_TEXT characters)."""
+        key = ("text", id(node), id(scope))
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[no-any-return]
+        self.memo[key] = None
+        found = self._text_of(node, scope, holes)
+        if found is not None and len(found.text) > _MAX_TEXT:
+            self.not_followed(node, f"a command string longer than {_MAX_TEXT} characters")
+            found = None
+        self.memo[key] = found
+        return found
+
+    def _text_of(self, node: ast.expr, scope: _Scope, holes: list[int]) -> _Text | None:
         target = self.resolve(node, scope)
         if target is None:
             return None
-        if isinstance(target, cst.BinaryOperation) and isinstance(target.operator, cst.Add):
+        if isinstance(target, ast.BinOp) and isinstance(target.op, ast.Add):
             left = self.text_of(target.left, scope, holes)
             right = self.text_of(target.right, scope, holes)
             if left is None or right is None:
                 return None
             return _Text(left.text + right.text, left.positions + right.positions)
-        if isinstance(target, cst.Call) and len(target.args) == 1 and (
-                isinstance(target.func, cst.Attribute) and target.func.attr.value == "join"
+        if isinstance(target, ast.Call) and len(target.args) == 1 and not target.keywords and (
+                isinstance(target.func, ast.Attribute) and target.func.attr == "join"
                 and _literal_str(target.func.value) == " " or self.process_name(target.func) == "shlex.join"):
-            return self.joined_words(target.args[0].value, scope, holes)  # " ".join(argv), shlex.join(argv)
-        parts = _string_parts(target)
-        if parts is None:
-            return None
+            return self.joined_words(target.args[0], scope, holes)  # " ".join(argv), shlex.join(argv)
+        if isinstance(target, ast.Constant) and isinstance(target.value, str):
+            return self.literal_text(target)
+        if isinstance(target, ast.JoinedStr):
+            return self.fstring_text(target, scope, holes)
+        return None
+
+    def literal_text(self, node: ast.Constant) -> _Text:
+        """A string constant, each character where it is written (a character written with an
+        escape, or in a literal that cannot be read back, stands on its literal)."""
         out = _Text()
-        for part in parts:
-            pos = self.positions[part].start
-            if isinstance(part, cst.SimpleString):
-                value = part.evaluated_value
-                if not isinstance(value, str):
-                    return None
-                prefix = len(part.prefix) + len(part.quote)
-                raw_body = part.value[prefix:len(part.value) - len(part.quote)]
-                out.add(value, pos.line, pos.column + prefix, exact=raw_body == value)
-            else:
-                assert isinstance(part, cst.FormattedString)
-                for piece in part.parts:
-                    ppos = self.positions[piece].start
-                    if isinstance(piece, cst.FormattedStringText):
-                        try:
-                            value = ast.literal_eval('"""' + piece.value.replace('"', '\\"') + '"""') \
-                                if "\\" in piece.value else piece.value
-                        except (ValueError, SyntaxError):
-                            value = piece.value
-                        value = value.replace("{{", "{").replace("}}", "}")
-                        out.add(value, ppos.line, ppos.column, exact=value == piece.value)
-                    else:
-                        known = self.value(piece.expression, scope) \
-                            if piece.format_spec is None and piece.conversion is None else UNKNOWN
-                        if isinstance(known, str):  # f"{MODEL}" with MODEL a same-file constant
-                            out.add(known, ppos.line, ppos.column, exact=False)
-                            continue
-                        holes.append(len(holes))
-                        out.add(f"{_PLACEHOLDER}{len(holes)}", ppos.line, ppos.column, exact=False)
+        literals = _literals(self.source, node) if hasattr(node, "lineno") else None
+        value = node.value
+        if literals is None or any("f" in lit.prefix.lower() for lit in literals):
+            span = self.span(node)
+            out.add(value, span.line, span.col, exact=False)
+            return out
+        for lit in literals:
+            try:
+                part = ast.literal_eval(lit.prefix + lit.quote + lit.body + lit.quote)
+            except (ValueError, SyntaxError):
+                part = lit.body
+            out.add(part, lit.line, lit.col, exact=part == lit.body)
+        if out.text != value:  # not what Python read: place the whole value on the node
+            out = _Text()
+            span = self.span(node)
+            out.add(value, span.line, span.col, exact=False)
         return out
 
-    def joined_words(self, node: cst.BaseExpression, scope: _Scope, holes: list[int]) -> _Text | None:
+    def fstring_text(self, node: ast.JoinedStr, scope: _Scope, holes: list[int]) -> _Text | None:
+        """An f-string (or a concatenation with one): literal parts placed where they are
+        written, a ``{field}`` is its value when it is a same-file constant, else a hole."""
+        literals = _literals(self.source, node) if hasattr(node, "lineno") else None
+        fields = iter([v for v in node.values if isinstance(v, ast.FormattedValue)])
+        out = _Text()
+        if literals is None:
+            return None
+        for lit in literals:
+            if "f" not in lit.prefix.lower():
+                try:
+                    part = ast.literal_eval(lit.prefix + lit.quote + lit.body + lit.quote)
+                except (ValueError, SyntaxError):
+                    return None
+                out.add(part, lit.line, lit.col, exact=part == lit.body)
+                continue
+            pieces = _fstring_pieces(lit.body)
+            if pieces is None:
+                return None
+            for kind, start, end in pieces:
+                line, col = _advance(lit.line, lit.col, lit.body[:start])
+                raw = lit.body[start:end]
+                if kind == "text":
+                    try:
+                        value = ast.literal_eval(lit.prefix.lower().replace("f", "") + '"""'
+                                                 + raw.replace('"', '\\"') + '"""') if "\\" in raw else raw
+                    except (ValueError, SyntaxError):
+                        value = raw
+                    value = value.replace("{{", "{").replace("}}", "}")
+                    out.add(value, line, col, exact=value == raw)
+                    continue
+                piece = next(fields, None)
+                if piece is None:
+                    return None
+                known = self.value(piece.value, scope) \
+                    if piece.format_spec is None and piece.conversion == -1 else UNKNOWN
+                if isinstance(known, str):  # f"{MODEL}" with MODEL a same-file constant
+                    out.add(known, line, col, exact=False)
+                    continue
+                holes.append(len(holes))
+                out.add(f"{_PLACEHOLDER}{len(holes)}", line, col, exact=False)
+        return out
+
+    def joined_words(self, node: ast.expr, scope: _Scope, holes: list[int]) -> _Text | None:
         """``" ".join(argv)`` as a command string; words keep their own positions."""
         words = self.sequence_words(node, scope, set())
         if not words or any(w.splat for w in words):
@@ -558,9 +800,9 @@ class _Builder:
         return out
 
     # launches -------------------------------------------------------------
-    def engine_class(self, func: cst.BaseExpression) -> str | None:
-        if isinstance(func, cst.Name):
-            return self.c.engine_names.get(func.value)
+    def engine_class(self, func: ast.expr) -> str | None:
+        if isinstance(func, ast.Name):
+            return self.c.engine_names.get(func.id)
         dotted = _dotted(func)
         if dotted is None:
             return None
@@ -574,10 +816,10 @@ class _Builder:
             return f"sglang.{cls}"
         return cls if cls in ENGINE_CLASSES and mod.startswith("vllm") else None
 
-    def process_name(self, func: cst.BaseExpression) -> str | None:
+    def process_name(self, func: ast.expr) -> str | None:
         """``subprocess.run`` / ``os.system`` / ``shlex.split`` ... through aliases."""
-        if isinstance(func, cst.Name):
-            return self.c.func_names.get(func.value)
+        if isinstance(func, ast.Name):
+            return self.c.func_names.get(func.id)
         dotted = _dotted(func)
         if dotted is None:
             return None
@@ -590,30 +832,38 @@ class _Builder:
     def launches(self) -> Iterator[Launch]:
         consumed: set[int] = set()
         for node, scope, path in self.c.ray_dicts:
+            self.order = self.c.orders[id(node)]
             yield from self.readings(path, lambda: self.ray_dict_launches(node, scope))
         for call, scope, path in self.c.calls:
             if id(call) not in consumed:
+                self.order = self.c.orders[id(call)]
                 yield from self.readings(path, lambda: list(self.call_launches(call, scope, consumed)))
 
-    def readings(self, path: tuple[tuple[int, int], ...], read: Callable[[], list[Launch]]) -> list[Launch]:
+    def readings(self, path: _Path, read: Callable[[], list[Launch]]) -> list[Launch]:
         """The launches of one call, read once per combination of the ``if`` branches and
         ``a if c else b`` its values come from (the branches the call itself is in are
         taken); launches at the same place of each reading form one group."""
         base = dict(path)
-        self.pins, self.seen, self.choices_unknown = dict(base), {}, False
+        self.pins, self.seen, self.choices_unknown, self.memo = dict(base), {}, False, {}
         first = read()
         new = [key for key in self.seen if key not in base]
         if not new:
             return first
         if 2 ** len(new) > _MAX_COMBINATIONS:
-            self.pins, self.seen, self.choices_unknown = dict(base), {}, True
+            self.pins, self.seen, self.choices_unknown, self.memo = dict(base), {}, True, {}
             return read()
         runs = [first]
         for combo in itertools.islice(itertools.product((0, 1), repeat=len(new)), 1, None):
-            self.pins = {**base, **dict(zip(new, combo))}
+            self.pins, self.memo = {**base, **dict(zip(new, combo))}, {}
             runs.append(read())
         group = next(self.groups)
         return [replace(launch, group=group * 1000 + k) for found in runs for k, launch in enumerate(found)]
+
+    def not_followed(self, node: ast.AST, why: str) -> None:
+        """A bound was hit: that part is judged unknown, and said so."""
+        entry = (self.span(node), why)
+        if entry not in self.skipped:
+            self.skipped.append(entry)
 
     def branch(self, key: int) -> int | None:
         """Which branch of the ``if`` (or ``a if c else b``) ``key`` the reading takes;
@@ -626,7 +876,7 @@ class _Builder:
         self.seen.setdefault(key, 2)
         return 0
 
-    def on_path(self, path: tuple[tuple[int, int], ...]) -> bool | None:
+    def on_path(self, path: _Path) -> bool | None:
         for key, taken in path:
             chosen = self.branch(key)
             if chosen is None:
@@ -635,11 +885,11 @@ class _Builder:
                 return False
         return True
 
-    def ray_dict_launches(self, node: cst.Dict, scope: _Scope) -> list[Launch]:
+    def ray_dict_launches(self, node: ast.Dict, scope: _Scope) -> list[Launch]:
         entries = self.dict_entries(node, scope)
         return [self.ray_launch(node, entries, scope, "Ray Serve LLM config")] if entries is not None else []
 
-    def call_launches(self, call: cst.Call, scope: _Scope, consumed: set[int]) -> Iterator[Launch]:
+    def call_launches(self, call: ast.Call, scope: _Scope, consumed: set[int]) -> Iterator[Launch]:
         engine = self.engine_class(call.func)
         if engine is not None:
             launch = self.engine_launch(call, engine, scope)
@@ -647,7 +897,8 @@ class _Builder:
                 yield launch
             return
         if self.is_ray_llm_config(call):
-            entries = self.dict_entries(cst.Call(cst.Name("dict"), call.args), scope)
+            entries = self.dict_entries(ast.Call(func=ast.Name(id="dict", ctx=ast.Load()), args=[],
+                                                 keywords=call.keywords), scope)
             if entries is not None:
                 yield self.ray_launch(call.func, entries, scope, "LLMConfig(...)")
             return
@@ -660,7 +911,7 @@ class _Builder:
                 yield launch
 
     def environment(self, line: int) -> dict[str, Word]:
-        """``os.environ`` writes made before ``line`` in this file."""
+        """``os.environ`` writes made before ``line`` (a place in source order) in this file."""
         env: dict[str, Word] = {}
         for at, key, value_node in self.c.environ:
             if at <= line:
@@ -668,50 +919,49 @@ class _Builder:
                 env[key] = Word(value if isinstance(value, str) else None, self.span(value_node))
         return env
 
-    def engine_launch(self, call: cst.Call, engine: str, scope: _Scope) -> Launch | None:
+    def engine_launch(self, call: ast.Call, engine: str, scope: _Scope) -> Launch | None:
         keywords: dict[str, Setting] = {}
         model: Setting | None = None
         unseen: list[str] = []
         for index, arg in enumerate(call.args):
-            if arg.star == "**":
-                entries = self.dict_entries(arg.value, scope)
+            if isinstance(arg, ast.Starred):
+                unseen.append("*" + self.code(arg.value))
+            elif index == 0:
+                model = Setting("model", self.value(arg, scope), self.span(arg), "", self.span(arg))
+        for keyword in call.keywords:
+            if keyword.arg is None:  # **cfg
+                entries = self.dict_entries(keyword.value, scope)
                 if entries is None:
-                    unseen.append("**" + self.code(arg.value))
+                    unseen.append("**" + self.code(keyword.value))
                     continue
                 items, more = entries
                 if more:
-                    unseen.append("**" + self.code(arg.value))
+                    unseen.append("**" + self.code(keyword.value))
                 for key, (key_node, value_node) in items.items():
                     keywords[key] = Setting(key, self.value(value_node, scope), self.span(key_node),
                                             key, self.span(value_node))
-            elif arg.star == "*":
-                unseen.append("*" + self.code(arg.value))
-            elif arg.keyword is not None:
-                key = arg.keyword.value
-                keywords[key] = Setting(key, self.value(arg.value, scope), self.span(arg.keyword),
-                                        f"{key}=", self.span(arg.value))
-            elif index == 0:
-                model = Setting("model", self.value(arg.value, scope), self.span(arg.value), "",
-                                self.span(arg.value))
-        line = self.positions[call].start.line
+            else:
+                key = keyword.arg
+                keywords[key] = Setting(key, self.value(keyword.value, scope), self.span(keyword),
+                                        f"{key}=", self.span(keyword.value))
         env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
-               for k, w in self.environment(line).items()}
+               for k, w in self.environment(self.order).items()}
         build = launch_from_sglang_keywords if engine.startswith("sglang.") else launch_from_kwargs
         return build(label=f"{engine.rpartition('.')[2]}(...)", anchor=self.span(call.func), model=model,
                      keywords=keywords, unseen=unseen, env=env, base_dir=self.base_dir)
 
-    def is_ray_llm_config(self, call: cst.Call) -> bool:
+    def is_ray_llm_config(self, call: ast.Call) -> bool:
         """``LLMConfig(...)`` of Ray Serve LLM, or ``dict(engine_kwargs=..., ...)``."""
         func = call.func
-        if isinstance(func, cst.Name) and func.value == "dict":
-            return any(a.keyword is not None and a.keyword.value == "engine_kwargs" for a in call.args)
+        if isinstance(func, ast.Name) and func.id == "dict":
+            return any(k.arg == "engine_kwargs" for k in call.keywords)
         dotted = _dotted(func) or ""
         head, _, rest = dotted.partition(".")
         base = self.c.imported.get(head) or self.c.module_aliases.get(head) or head
         origin = f"{base}.{rest}" if rest else base
         return origin.startswith("ray.") and origin.endswith(".LLMConfig")
 
-    def ray_launch(self, at: cst.CSTNode, entries: tuple[dict[str, tuple[cst.CSTNode, cst.BaseExpression]], bool],
+    def ray_launch(self, at: ast.AST, entries: tuple[dict[str, tuple[ast.AST, ast.expr]], bool],
                    scope: _Scope, label: str) -> Launch:
         """A Ray Serve LLM config: the model is ``model_loading_config.model_source`` (else its
         ``model_id``), the engine options are ``engine_kwargs`` (vLLM's EngineArgs fields)."""
@@ -740,23 +990,23 @@ class _Builder:
         keywords.pop("model", None)  # Ray serves model_loading_config's model
         if model is None:
             model = Setting("model", UNKNOWN, self.span(at), "")
-        line = self.positions[at].start.line
         env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
-               for k, w in self.environment(line).items()}
+               for k, w in self.environment(self.order).items()}
         return launch_from_kwargs(label=label, anchor=self.span(at), model=model, keywords=keywords,
                                   unseen=unseen, env=env, base_dir=self.base_dir)
 
-    def keyword(self, call: cst.Call, name: str) -> cst.BaseExpression | None:
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == name:
-                return arg.value
+    def keyword(self, call: ast.Call, name: str) -> ast.expr | None:
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                return keyword.value
         return None
 
-    def commands_for(self, call: cst.Call, name: str, scope: _Scope, consumed: set[int]) -> list[Command]:
+    def commands_for(self, call: ast.Call, name: str, scope: _Scope, consumed: set[int]) -> list[Command]:
         module, _, func = name.partition(".")
-        if not call.args:
+        if not call.args or isinstance(call.args[0], ast.Starred) and not (module == "asyncio"
+                                                                           and func == ASYNC_EXEC):
             return []
-        first = call.args[0].value
+        first = call.args[0]
         env, env_open = self.call_env(call, scope)
         if name == "os.system" or name == "os.popen" or func == ASYNC_SHELL:
             return self.shell_commands(first, scope, env, env_open)
@@ -764,26 +1014,27 @@ class _Builder:
             words = self.split_words(first, scope)
             return [Command(words, env, env_open, base_dir=self.base_dir)] if words else []
         if module == "asyncio" and func == ASYNC_EXEC:
-            words = self.argv_words(call.args, scope, consumed, starred_ok=True)
+            words = self.element_words([(a.value if isinstance(a, ast.Starred) else a, isinstance(a, ast.Starred))
+                                        for a in call.args], scope, consumed)
             return [Command(words, env, env_open, base_dir=self.base_dir)] if words else []
         if module != "subprocess" or func not in SUBPROCESS_FUNCS:
             return []
         shell = self.keyword(call, "shell")
         if shell is not None and self.value(shell, scope) is True:
             return self.shell_commands(first, scope, env, env_open)
-        words = self.argv_words([call.args[0]], scope, consumed)
+        words = self.sequence_words(first, scope, consumed)
         if not words:
             return []
-        if len(words) >= 3 and words[0].text in _SHELLS and words[1].text == "-c":
-            script = self.text_of(call.args[0].value.elements[2].value, scope, [])  # type: ignore[attr-defined]
+        if len(words) >= 3 and words[0].text in _SHELLS and words[1].text == "-c" \
+                and isinstance(first, (ast.List, ast.Tuple)) and len(first.elts) >= 3:
+            script = self.text_of(first.elts[2], scope, [])
             if script is not None:
                 return self.commands_from_text(script, env, env_open)
         return [Command(words, env, env_open, base_dir=self.base_dir)]
 
-    def call_env(self, call: cst.Call, scope: _Scope) -> tuple[dict[str, Word], bool]:
+    def call_env(self, call: ast.Call, scope: _Scope) -> tuple[dict[str, Word], bool]:
         """``env=`` of a subprocess call, over the file's ``os.environ`` writes."""
-        line = self.positions[call].start.line
-        inherited = self.environment(line)
+        inherited = self.environment(self.order)
         env_node = self.keyword(call, "env")
         if env_node is None:
             return inherited, False
@@ -797,48 +1048,52 @@ class _Builder:
             env[key] = Word(value if isinstance(value, str) else None, self.span(value_node))
         return env, open_ended
 
-    def _spreads_environ(self, node: cst.BaseExpression, scope: _Scope) -> bool:
+    def _spreads_environ(self, node: ast.expr, scope: _Scope) -> bool:
         target = self.resolve(node, scope)
-        if isinstance(target, cst.Dict):
-            return any(isinstance(e, cst.StarredDictElement) and self.is_environ(e.value)
-                       for e in target.elements)
-        if isinstance(target, cst.Call):
-            return any(arg.star == "**" and self.is_environ(arg.value) for arg in target.args)
+        if isinstance(target, ast.Dict):
+            return any(key is None and self.is_environ(value) for key, value in zip(target.keys, target.values))
+        if isinstance(target, ast.Call):
+            return any(k.arg is None and self.is_environ(k.value) for k in target.keywords)
         return False
 
-    def split_words(self, node: cst.BaseExpression, scope: _Scope) -> list[Word]:
+    def split_words(self, node: ast.expr, scope: _Scope) -> list[Word]:
         text = self.text_of(node, scope, [])
         return _words(text) if text is not None else []
 
-    def argv_words(self, args: Sequence[cst.Arg], scope: _Scope, consumed: set[int],
-                   starred_ok: bool = False) -> list[Word]:
-        """Words of an argv given as a list (or as *args for create_subprocess_exec)."""
-        if starred_ok:
-            elements: list[tuple[cst.BaseExpression, bool]] = [(a.value, a.star == "*") for a in args
-                                                               if a.keyword is None]
-            return self.element_words(elements, scope, consumed)
-        return self.sequence_words(args[0].value, scope, consumed)
+    def sequence_words(self, node: ast.expr, scope: _Scope, consumed: set[int]) -> list[Word]:
+        """The words of an argv list (remembered per node within a reading; past _MAX_WORDS
+        words the list is not followed)."""
+        key = ("words", id(node), id(scope))
+        if key in self.memo:
+            return list(self.memo[key])  # type: ignore[arg-type]
+        self.memo[key] = [Word(None, self.span(node), splat=True, label=self.code(node))]
+        words = self._sequence_words(node, scope, consumed)
+        if len(words) > _MAX_WORDS:
+            self.not_followed(node, f"an argv list longer than {_MAX_WORDS} words")
+            words = [Word(None, self.span(node), splat=True, label=self.code(node))]
+        self.memo[key] = words
+        return list(words)
 
-    def sequence_words(self, node: cst.BaseExpression, scope: _Scope, consumed: set[int]) -> list[Word]:
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+    def _sequence_words(self, node: ast.expr, scope: _Scope, consumed: set[int]) -> list[Word]:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.sequence_words(node.left, scope, consumed) + \
                 self.sequence_words(node.right, scope, consumed)
-        name = node.value if isinstance(node, cst.Name) else None
+        name = node.id if isinstance(node, ast.Name) else None
         target = self.resolve(node, scope)
-        if isinstance(target, cst.Call):
+        if isinstance(target, ast.Call):
             func = self.process_name(target.func)
             if func == "shlex.split" and target.args:
                 consumed.add(id(target))
-                return self.split_words(target.args[0].value, scope)
-            if isinstance(target.func, cst.Attribute) and target.func.attr.value == "split" \
-                    and not target.args:
+                return self.split_words(target.args[0], scope)
+            if isinstance(target.func, ast.Attribute) and target.func.attr == "split" \
+                    and not target.args and not target.keywords:
                 return self.split_words(target.func.value, scope)
-        if isinstance(target, cst.BinaryOperation):
+        if isinstance(target, ast.BinOp):
             return self.sequence_words(target, scope, consumed)
-        if not isinstance(target, (cst.List, cst.Tuple)):
+        if not isinstance(target, (ast.List, ast.Tuple)):
             return [Word(None, self.span(node), splat=True, label=self.code(node))]
-        words = self.element_words([(e.value, isinstance(e, cst.StarredElement)) for e in target.elements],
-                                   scope, consumed)
+        words = self.element_words([(e.value if isinstance(e, ast.Starred) else e, isinstance(e, ast.Starred))
+                                    for e in target.elts], scope, consumed)
         if name is not None:
             for value, _conditional in self._extensions(name, scope):
                 if value is None:
@@ -847,7 +1102,7 @@ class _Builder:
                     words += self.sequence_words(value, scope, consumed)
         return words
 
-    def _extensions(self, name: str, scope: _Scope) -> list[tuple[cst.BaseExpression | None, bool]]:
+    def _extensions(self, name: str, scope: _Scope) -> list[tuple[ast.expr | None, bool]]:
         """What ``+=`` / ``.append`` / ``.extend`` add to a list in this reading (None: in a loop,
         or under too many branches: unknown)."""
         found: _Scope | None = scope
@@ -855,7 +1110,7 @@ class _Builder:
             found = found.parent
         if found is None:
             return []
-        out = []
+        out: list[tuple[ast.expr | None, bool]] = []
         for value, path in found.extended.get(name, []):
             on = self.on_path(path) if path is not None else None
             if on is None:
@@ -864,7 +1119,7 @@ class _Builder:
                 out.append((value, False))
         return out
 
-    def element_words(self, elements: list[tuple[cst.BaseExpression, bool]], scope: _Scope,
+    def element_words(self, elements: list[tuple[ast.expr, bool]], scope: _Scope,
                       consumed: set[int]) -> list[Word]:
         words: list[Word] = []
         for value, starred in elements:
@@ -879,11 +1134,12 @@ class _Builder:
                 words.append(_word(text.text, self.span(value)))
             else:  # a number, or a value such as os.environ.get("M", "default")
                 literal = self.value(value, scope)
-                words.append(Word(str(literal) if isinstance(literal, (str, int, float)) and
-                                  not isinstance(literal, bool) else None, self.span(value)))
+                known = isinstance(literal, (str, int, float)) and not isinstance(literal, bool)
+                words.append(Word(str(literal) if known else None, self.span(value),
+                                  label=None if known else self.code(value)))
         return words
 
-    def shell_commands(self, node: cst.BaseExpression, scope: _Scope, env: dict[str, Word],
+    def shell_commands(self, node: ast.expr, scope: _Scope, env: dict[str, Word],
                        env_open: bool) -> list[Command]:
         text = self.text_of(node, scope, [])
         if text is None:
@@ -919,10 +1175,31 @@ class _Builder:
         return out
 
 
-def launches_in_python(text: str, *, base_dir: str | None = None) -> list[Launch]:
-    """Every vLLM launch in a Python source text (raises libcst's ParserSyntaxError)."""
-    module = cst.parse_module(text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+def _statement_lines(stmt: ast.stmt) -> tuple[int, int]:
+    """First and last line of a statement, its decorators included."""
+    first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+    return first, getattr(stmt, "end_lineno", None) or stmt.lineno
+
+
+def launches_in_python(text: str, *, base_dir: str | None = None, tree: ast.Module | None = None,
+                       candidate_lines: frozenset[int] | None = None) -> list[Launch]:
+    """Every vLLM launch in a Python source text (raises SyntaxError, as ``ast.parse`` does).
+
+    ``tree`` is the text's :mod:`ast` tree when the caller has it (the screen or flake8
+    parsed it already); ``candidate_lines`` (from the screen) are the lines of the calls
+    that can be launches: functions and classes holding none of them are not read.
+    """
+    if tree is None:
+        tree = ast.parse(text.lstrip("\ufeff"))
     collector = _Collector()
-    wrapper.visit(collector)
-    return list(_Builder(wrapper, collector, base_dir).launches())
+    for stmt in tree.body:
+        if candidate_lines is not None and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first, last = _statement_lines(stmt)
+            if not any(first <= line <= last for line in candidate_lines):
+                continue  # a function or class with no call that can be a launch
+        collector.visit(stmt)
+    builder = _Builder(_Source(text), collector, base_dir)
+    launches = list(builder.launches())
+    for span, why in builder.skipped:  # bounds hit: RSM900 says which part was not followed
+        not_followed(span, why)
+    return launches

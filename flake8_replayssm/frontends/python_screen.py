@@ -49,6 +49,27 @@ def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
     return False
 
 
+def _names_built_from_launch_words(assignments: list[tuple[list[ast.expr], ast.expr]]) -> set[str]:
+    """Names assigned a launch-word string, and names built from those (``base = "vllm serve m"``;
+    ``cmd = base + " --flag"``), followed through the assignments once each."""
+    users: dict[str, set[str]] = {}  # name -> names assigned from it
+    found: set[str] = set()
+    for targets, value in assignments:
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if _mentions_vllm(value, set()):
+            found.update(names)
+        for sub in ast.walk(value):
+            if isinstance(sub, ast.Name):
+                users.setdefault(sub.id, set()).update(names)
+    todo = list(found)
+    while todo:
+        for name in users.get(todo.pop(), ()):
+            if name not in found:
+                found.add(name)
+                todo.append(name)
+    return found
+
+
 @lru_cache(maxsize=1)
 def _option_keyword() -> re.Pattern[str]:
     """One of our options written as a keyword or a dict literal's quoted key.
@@ -80,23 +101,53 @@ def _ray_config(text: str) -> bool:
     return "engine_kwargs" in text and _option_keyword().search(text) is not None
 
 
-def might_launch(text: str) -> bool:
-    """False only when no call in ``text`` can be a vLLM launch that we judge."""
-    if not _text_could_launch(text):
-        return False
-    if _ray_config(text):
-        return True  # a Ray Serve LLM config: engine_kwargs hold vLLM's options
-    options = set(knowledge().options) - {"model"}
-    if "sglang" in text:
-        from ..sglang.knowledge import knowledge as sglang_knowledge
+#: the last text parsed and its tree: the screen and the frontend read one parse
+_LAST_PARSE: list[tuple[str, ast.Module | None]] = []
 
-        options |= set(sglang_knowledge().options) | set(sglang_knowledge().proposal_names)
+
+def remember_tree(text: str, tree: ast.AST | None) -> None:
+    """Take ``tree`` as ``text``'s parse (flake8 has parsed the file already; its tree is
+    ``ast.parse`` of the same text)."""
+    if isinstance(tree, ast.Module):
+        _LAST_PARSE[:] = [(text, tree)]
+
+
+def parsed(text: str) -> ast.Module | None:
+    """``text``'s :mod:`ast` tree (None if it does not parse), parsed once for the screen and
+    the frontend both."""
+    for seen, tree in _LAST_PARSE:
+        if seen is text or seen == text:
+            return tree
     try:
         with warnings.catch_warnings():  # invalid escapes etc. are the user's business, not ours
             warnings.simplefilter("ignore")
             tree = ast.parse(text.lstrip("\ufeff"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True  # let libcst decide (it reads some files ast rejects, e.g. declared encodings)
+        tree = None
+    _LAST_PARSE[:] = [(text, tree)]
+    return tree
+
+
+def might_launch(text: str) -> bool:
+    """False only when no call in ``text`` can be a vLLM launch that we judge."""
+    return candidate_lines(text) is not False
+
+
+def candidate_lines(text: str) -> frozenset[int] | None | bool:
+    """The lines of the calls in ``text`` that can be a vLLM launch we judge; False when
+    there is none, None when that cannot be told by lines (every statement is read)."""
+    if not _text_could_launch(text):
+        return False
+    if _ray_config(text):
+        return None  # a Ray Serve LLM config: engine_kwargs hold vLLM's options
+    options = set(knowledge().options) - {"model"}
+    if "sglang" in text:  # sglang.Engine / ServerArgs keywords are ServerArgs fields
+        from ..sglang.knowledge import knowledge as sglang_knowledge
+
+        options |= set(sglang_knowledge().options) | set(sglang_knowledge().proposal_names)
+    tree = parsed(text)
+    if tree is None:
+        return None  # the frontend parses again and reports what is wrong
     engines = set(ENGINE_NAMES)
     assignments: list[tuple[list[ast.expr], ast.expr]] = []
     process_calls: list[ast.Call] = []
@@ -114,12 +165,12 @@ def might_launch(text: str) -> bool:
             assignments.append((node.targets, node.value))
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
             assignments.append(([node.target], node.value))
-    for call in engine_calls:
-        if _name(call.func) in engines and any(k.arg is None or k.arg in options for k in call.keywords):
-            return True
-    if not process_calls or ("vllm" not in text and "sglang" not in text):
+    found = [call for call in engine_calls
+             if _name(call.func) in engines and any(k.arg is None or k.arg in options for k in call.keywords)]
+    if process_calls and ("vllm" in text or "sglang" in text):
+        vllm_names = _names_built_from_launch_words(assignments)
+        found += [call for call in process_calls
+                  if any(_mentions_vllm(arg, vllm_names) for arg in [*call.args, *call.keywords])]
+    if not found:
         return False
-    vllm_names = {t.id for targets, value in assignments if _mentions_vllm(value, set())
-                  for t in targets if isinstance(t, ast.Name)}
-    return any(_mentions_vllm(arg, vllm_names) for call in process_calls
-               for arg in [*call.args, *call.keywords])
+    return frozenset(line for call in found for line in range(call.lineno, (call.end_lineno or call.lineno) + 1))

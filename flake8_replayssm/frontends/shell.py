@@ -57,6 +57,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..argv import CONTAINER_RUNTIMES, Elsewhere, elsewhere, read_container
 from ..knowledge import knowledge
 from ..model import UNKNOWN_PART, Command, Span, Word
+from ..unchecked import not_followed
 
 Placer = Callable[[int, int, int, int], Span]
 
@@ -106,6 +107,7 @@ _MAX_NESTED_PARSES = 6
 #: function calls read inside function calls, at most
 _MAX_CALL_DEPTH = 3
 _UNKNOWN_MARK = "__rsm_unknown_"
+_TEMPLATE_REF = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+\}")
 _HOLE = re.compile(r"\$\{" + _UNKNOWN_MARK + r"\d+\}")
 
 
@@ -287,7 +289,7 @@ def _decode(data: bytes) -> str:
 _LANGUAGE: Any = None
 
 
-def _new_parser() -> Any:
+def new_parser() -> Any:
     global _LANGUAGE
     import tree_sitter
 
@@ -360,6 +362,21 @@ def _same(a: _Var | None, b: _Var | None) -> bool:
     if a.kind == "choice":
         return len(a.value) == len(b.value) and all(_same(x, y) for x, y in zip(a.value, b.value))
     return a.kind == "unset"
+
+
+#: a variable whose value grows past this (`A="$A $A"` doubling) is unknown from then on
+_MAX_VALUE_CHARS = 65_536
+_MAX_VALUE_ITEMS = 4_096
+
+
+def _too_large(kind: str, value: Any) -> bool:
+    if kind in ("scalar", "partial"):
+        return len(value.text) > _MAX_VALUE_CHARS
+    if kind == "array":
+        return len(value) > _MAX_VALUE_ITEMS or sum(len(f.text or "") for f in value) > _MAX_VALUE_CHARS
+    if kind == "choice":
+        return any(_too_large(v.kind, v.value) for v in value)
+    return False
 
 
 #: more values than this in one choice, or more combinations than this in one command: unknown
@@ -649,6 +666,13 @@ class _Ctx:
         self.seen: dict[int, int] = {}     # choices met while reading, with their sizes
         self.choices_unknown = False       # too many combinations: every choice is unknown
         self.groups = itertools.count(1)
+        #: parts of the text not followed because a bound was hit: (file range, why)
+        self.not_followed: list[tuple[tuple[int, int], str]] = []
+
+    def bounded(self, loc: tuple[int, int], why: str) -> None:
+        """Say that part of the text was not followed (a bound was hit), once per place."""
+        if (loc, why) not in self.not_followed:
+            self.not_followed.append((loc, why))
 
 
 class _Shell:
@@ -663,6 +687,7 @@ class _Shell:
         self.prefix = list(prefix)
         self.nested = nested
         self.image = image  # a vLLM image the commands run in (its tag is the release)
+        self.written = self.text  # the text as written (labels), where self.text masks templates
         self.depth = 0
         self.bytemap: _ByteMap | None = None
 
@@ -693,14 +718,22 @@ class _Shell:
             return
         self.ctx.parses += 1
         if self.ctx.parser is None:
-            self.ctx.parser = _new_parser()
+            self.ctx.parser = new_parser()
+        if "${" in self.text and _TEMPLATE_REF.search(self.text):
+            # `${accelerator.dtypeArgs}`: a template's placeholder (bash would call it a bad
+            # substitution, and tree-sitter drops the command): an unknown variable of the same length
+            self.written = self.text
+            self.src = _relocated_text(self.src, _TEMPLATE_REF.sub(lambda m: m.group(0).replace(".", "_"), self.text))
+            self.text = self.src.text
         if self.text.endswith(("\\", "\\\n")):
             # a continuation at the very end (`--flag \` on the last line): bash ends the
             # command there, tree-sitter reads nothing; a blank line makes them agree
             end = len(self.text)
             where = self.src.locate(end, end) or (-1, -1)
-            self.src = self.src + _L.fallback("\n\n" if self.text.endswith("\\") else "\n", *where)
+            added = "\n\n" if self.text.endswith("\\") else "\n"
+            self.src = self.src + _L.fallback(added, *where)
             self.text = self.src.text
+            self.written += added
         for _ in range(20):
             data = self.text.encode("utf-8", "surrogatepass")
             tree = self.ctx.parser.parse(data)
@@ -708,6 +741,8 @@ class _Shell:
             self.c = _same_offset if self.bytemap.ascii else self.bytemap  # type: ignore[method-assign]
             if not self._repair_heredoc(tree):
                 break
+        if len(self.written) != len(self.text):  # repaired: labels read the text as parsed
+            self.written = self.text
         self.block(tree.root_node.children)
 
     def _repair_heredoc(self, tree: Any) -> bool:
@@ -1135,6 +1170,11 @@ class _Shell:
                 kind, value = "unknown", None
             elif before.kind == "scalar":
                 value = before.value + value
+        if _too_large(kind, value):
+            # `A="$A $A"` doubling, a huge array: not followed further (bounded time and memory)
+            self.ctx.bounded(loc, f"the value of ${name} grew past {_MAX_VALUE_CHARS} characters or "
+                                  f"{_MAX_VALUE_ITEMS} words")
+            kind, value = "unknown", None
         exported = self._exported(before) if export is None else export
         self.scope.set(name, _Var(kind, value, loc, exported=exported,
                                   env=bool(before and before.env), local=local))
@@ -1215,12 +1255,12 @@ class _Shell:
                 partial = None
                 if known_parts:
                     partial = "".join(p.text if p is not None else UNKNOWN_PART for p in b.parts)
-                label = self.text[self.c(group[0].start_byte):self.c(group[-1].end_byte)]
+                label = self.written[self.c(group[0].start_byte):self.c(group[-1].end_byte)]
                 out.append(_Field(None, b.splat, loc, partial, _join(b.shadow, ""), label))
             else:
                 joined = _join([p for p in b.parts if p is not None], "")
-                if _UNKNOWN_MARK in joined.text:
-                    out.append(_Field(None, False, loc))
+                if _UNKNOWN_MARK in joined.text:  # holes of an outer string: unknown, but readable again
+                    out.append(_Field(None, False, loc, None, joined))
                 else:
                     out.append(_Field(joined, False, loc))
         return out
@@ -2008,6 +2048,11 @@ def _placed(command: Command, place: Callable[[Span], Span]) -> Command:
                    env={k: replace(w, span=place(w.span)) for k, w in command.env.items()})
 
 
+def _relocated_text(src: _L, text: str) -> _L:
+    """``src`` with its characters replaced by ``text`` (same length), positions kept."""
+    return _L(text, list(src.segs))
+
+
 def _passes_through(program: str) -> bool:
     """Whether ``program ... bash -c STRING`` runs STRING (a wrapper or a container runtime)."""
     return program in _PASS_THROUGH or program in CONTAINER_RUNTIMES or program in knowledge().wrappers
@@ -2068,11 +2113,21 @@ def commands_in_shell(text: str, *, place: Placer | None = None,
         ctx = _Ctx(fmap, base_dir)
         scope = _Scope(_caller_vars(variables), False)
         _Shell(ctx, _L.exact(text, 0), scope).run()
+        _report_bounds(ctx)
         return ctx.commands
     except Exception:  # a frontend never breaks a lint run (RecursionError included)
         if _STRICT:
             raise
+        if ctx is not None:
+            _report_bounds(ctx)
+            not_followed(ctx.fmap.span(0, 0), "the shell script could not be read to its end")
         return ctx.commands if ctx is not None else []
+
+
+def _report_bounds(ctx: _Ctx) -> None:
+    """Bounds hit while reading: RSM900 says which part was not followed (:mod:`..unchecked`)."""
+    for (start, end), why in ctx.not_followed:
+        not_followed(ctx.fmap.span(max(start, 0), max(end, 0)), why)
 
 
 # --------------------------------------------------------------------------

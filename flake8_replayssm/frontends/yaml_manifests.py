@@ -19,6 +19,7 @@ import posixpath
 import re
 from typing import Any, Callable
 
+from ..config_files import MAX_EXPANDED_NODES, expanded_size
 from ..model import UNKNOWN, Command, Launch, Setting, Span, Word
 from ._common import (
     LineIndex,
@@ -946,11 +947,15 @@ def _ray_launch(node: Any, engine_kwargs: Any, span: Callable[[Any], Span], make
     keywords: dict[str, Setting] = {}
     unseen: list[str] = []
     if _is_map(engine_kwargs):
+        sizes: dict[int, int] = {}
         for key, key_node, value in _items(engine_kwargs):
-            try:
-                converted = constructor.construct_object(value, deep=True)
-            except Exception:
-                converted = UNKNOWN
+            if expanded_size(value, sizes) > MAX_EXPANDED_NODES:
+                converted: Any = UNKNOWN  # aliases that expand past any real value
+            else:
+                try:
+                    converted = constructor.construct_object(value, deep=True)
+                except Exception:
+                    converted = UNKNOWN
             if isinstance(converted, str) and "__RSMTPL" in converted:
                 converted = UNKNOWN
             keywords[key] = Setting(key, converted, span(key_node), key, span(value))
@@ -1008,8 +1013,12 @@ def embedded_documents(text: str) -> list[tuple[str, str, Callable[[Span], Span]
     doc = _Doc(text, None)
     out: list[tuple[str, str, Callable[[Span], Span]]] = []
     stack = [d for d in docs if d is not None]
+    seen: set[int] = set()  # aliases: each node once, however often it is referred to
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if _is_map(node):
             stack.extend(value for _, _, value in _items(node))
         elif _is_seq(node):

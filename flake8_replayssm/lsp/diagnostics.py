@@ -114,7 +114,7 @@ def _locator(snapshot: Snapshot, codec: PositionCodec) -> Callable[[Span], tuple
     if snapshot.kind != "notebook":
         return lambda span: (snapshot.uri, positions.span(span))
 
-    from ..fix.notebook import locate_sources
+    from ..notebook_json import locate_sources
 
     sources = locate_sources(snapshot.text) or {}
 

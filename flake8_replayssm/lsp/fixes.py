@@ -138,7 +138,7 @@ class Fixer:
 
     @cached_property
     def _cell_sources(self) -> dict[int, tuple[int, int]]:
-        from ..fix.notebook import locate_sources
+        from ..notebook_json import locate_sources
 
         return {cell: (s.start, s.end) for cell, s in (locate_sources(self.text) or {}).items()}
 

@@ -21,7 +21,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..cli import MAX_FILE_BYTES
+from ..files import MAX_SOURCE_BYTES
 from ..config import ConfigError
 from ..lint import lint_text
 from ..rules import BY_CODE
@@ -126,8 +126,8 @@ class ReplaySSMServer(LanguageServer):
         name = snapshot.path or snapshot.uri
         if snapshot.kind is None:
             return Outcome(snapshot)
-        if len(snapshot.text) > MAX_FILE_BYTES or "\0" in snapshot.text[:8192]:  # as the CLI reads files
-            return Outcome(snapshot, problem=f"{name}: not checked: binary, or over {MAX_FILE_BYTES:,} characters")
+        if len(snapshot.text) > MAX_SOURCE_BYTES or "\0" in snapshot.text[:8192]:  # as the CLI reads files
+            return Outcome(snapshot, problem=f"{name}: not checked: binary, or over {MAX_SOURCE_BYTES:,} characters")
         try:
             config = config_for_document(snapshot.path, settings, self.root)
         except ConfigError as exc:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..config import EXTRA_ARGS_MODES, GPUS, PLATFORMS, LintConfig, split_codes
+from ..config import SETTINGS, LintConfig, check_value
 
 #: the ``workspace/configuration`` section (and the key a nested settings object may sit under)
 SECTION = "replayssm"
@@ -44,11 +44,18 @@ class Settings:
     extra_models: Mapping[str, str] = field(default_factory=dict)
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
 
-    def cli_overrides(self) -> dict[str, object]:
-        """The settings in the shape of the CLI's command-line overrides."""
-        return {"vllm_version": self.vllm_version, "platform": self.platform,
-                "select": self.select or None, "ignore": self.ignore, "enable": self.enable,
-                "extra_args": self.extra_args, "sglang_version": self.sglang_version, "gpu": self.gpu}
+    def overrides(self) -> dict[str, object]:
+        """The settings as :func:`flake8_replayssm.project.settings_for` overrides (unset ones left out)."""
+        values = {"vllm_version": self.vllm_version, "platform": self.platform, "select": self.select,
+                  "ignore": self.ignore, "enable": self.enable, "extra_args": self.extra_args,
+                  "extra_models": dict(self.extra_models), "sglang_version": self.sglang_version,
+                  "gpu": self.gpu}
+        out: dict[str, object] = {name: value for name, value in values.items() if value}
+        if self.vllm_version:
+            out["vllm_version_source"] = "the editor's vllmVersion setting"
+        if self.sglang_version:
+            out["sglang_version_source"] = "the editor's sglangVersion setting"
+        return out
 
 
 def _key(name: str) -> str:
@@ -85,47 +92,11 @@ def read_settings(raw: Any, root: str | None, base: Settings | None = None) -> t
     return replace(base, **values), problems
 
 
-def _version(value: Any, root: str | None) -> str:
-    from ..knowledge import is_version
-
-    if not isinstance(value, str) or not is_version(value):
-        raise ValueError(f"expected a version such as \"0.33.0\", not {value!r}")
-    return value.strip()
-
-
-def _one_of(choices: tuple[str, ...]):  # type: ignore[no-untyped-def]
-    def read(value: Any, root: str | None) -> str:
-        if value not in choices:
-            raise ValueError(f"expected one of {', '.join(choices)}, not {value!r}")
-        return str(value)
+def _setting(key: str):  # type: ignore[no-untyped-def]
+    """The reader of a pyproject key: the same validation as every other source of settings."""
+    def read(value: Any, root: str | None) -> Any:
+        return check_value(key, value, Path(root) if root else Path.cwd())
     return read
-
-
-def _codes(value: Any, root: str | None) -> tuple[str, ...]:
-    from ..rules import BY_CODE
-
-    if not isinstance(value, (str, list)) or not all(isinstance(v, str) for v in value):
-        raise ValueError("expected codes as a list or a comma-separated string")
-    codes = split_codes(value)
-    unknown = [c for c in codes if not any(code.startswith(c) for code in BY_CODE)]
-    if unknown:
-        raise ValueError(f"unknown code(s): {', '.join(unknown)}")
-    return codes
-
-
-def _dirs(value: Any, root: str | None) -> tuple[Path, ...]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError("expected a list of folders")
-    base = Path(root) if root else Path.cwd()
-    return tuple(base / os.path.expanduser(v) for v in value)
-
-
-def _models(value: Any, root: str | None) -> dict[str, str]:
-    if not isinstance(value, Mapping) or not all(isinstance(v, str) for v in value.values()):
-        raise ValueError("expected model ids (or globs) mapped to architecture names")
-    return {str(k): v for k, v in value.items()}
 
 
 def _milliseconds(value: Any, root: str | None) -> int:
@@ -134,49 +105,33 @@ def _milliseconds(value: Any, root: str | None) -> int:
     return int(value)
 
 
-_READERS = {
-    "vllmversion": ("vllm_version", _version),
-    "platform": ("platform", _one_of(PLATFORMS)),
-    "select": ("select", _codes),
-    "ignore": ("ignore", _codes),
-    "enable": ("enable", _codes),
-    "extraargs": ("extra_args", _one_of(EXTRA_ARGS_MODES)),
-    "sglangversion": ("sglang_version", _version),
-    "gpu": ("gpu", _one_of(GPUS)),
-    "modeldirs": ("model_dirs", _dirs),
-    "extramodels": ("extra_models", _models),
-    "debounce": ("debounce_ms", _milliseconds),
-}
+#: every setting of config.SETTINGS that Settings holds, plus the server's own
+_READERS = {_key(key): (spec.field, _setting(key)) for key, spec in SETTINGS.items()
+            if spec.field in Settings.__dataclass_fields__}
+_READERS["debounce"] = ("debounce_ms", _milliseconds)
 
 
 def config_for_document(path: str | None, settings: Settings, root: str | None) -> LintConfig:
     """The configuration one document is linted with: its project's files under the settings.
 
-    The server's only way to a configuration (switch it here when file discovery
-    and configuration move to their own module).  Raises ``ConfigError`` when the
-    project's files say something that cannot be used.
+    The server's only way to a configuration, through the one the CLI and flake8
+    use (:func:`flake8_replayssm.project.settings_for`).  Raises ``ConfigError`` when
+    the project's files say something that cannot be used.
     """
-    from .. import cli
+    from ..project import settings_for
 
-    config = cli.config_for(path or root or os.getcwd(), settings.cli_overrides())
-    if settings.vllm_version:
-        config = replace(config, vllm_version_source="the editor's vllmVersion setting")
-    if settings.sglang_version:
-        config = replace(config, sglang_version_source="the editor's sglangVersion setting")
-    if settings.model_dirs or settings.extra_models:
-        config = replace(config, model_dirs=config.model_dirs + settings.model_dirs,
-                         extra_models={**config.extra_models, **settings.extra_models})
-    cli._validate(config)
+    config = settings_for(path or root or os.getcwd(), settings.overrides())
+    if settings.model_dirs:
+        config = replace(config, model_dirs=config.model_dirs + settings.model_dirs)
     return config
 
 
 def forget_config_files() -> None:
     """Drop what was read from configuration and pin files (one of them changed)."""
-    from .. import cli
+    from ..project import clear_caches
     from ..target import project_pin
 
-    cli._project_config_cached.cache_clear()
-    cli._MERGED.clear()
+    clear_caches()
     project_pin.cache_clear()
 
 

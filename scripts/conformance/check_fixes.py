@@ -117,8 +117,8 @@ def fix_one(record: dict[str, Any], unsafe: bool) -> dict[str, Any]:
         write_folder(folder, record)
         codes_before = lint_codes(folder)
         args = ["fix"] + (["--unsafe"] if unsafe else []) + [folder]
-        status, _, err = _cli(args)
-        fixed = sorted({c.strip() for m in re.finditer(r"^fixed .*? \((.*)\)$", err, re.M)
+        status, said, _ = _cli(args)
+        fixed = sorted({c.split(" x")[0].strip() for m in re.finditer(r"^fixed .*?: (RSM.*)$", said, re.M)
                         for c in m.group(1).split(",") if c.strip()})
         with open(os.path.join(folder, SCRIPT), encoding="utf-8") as fh:
             parsed = read_line(fh.read())

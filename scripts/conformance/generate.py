@@ -731,7 +731,72 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
                 # config before the model, and an explicit CLI flag after it
                 g.add("yaml", ["--config", path, M[model]] + extra, {}, files)
 
+    cache_mode_launches(g)
     return g.launches
+
+
+def cache_mode_launches(g: Gen) -> None:
+    """J. An explicit --mamba-cache-mode with prefix caching off (RSM107), and the
+    chunked-prefill assertion of the same hybrid config update.
+
+    vLLM's MambaModelConfig (model_executor/models/config.py) sets the mode to
+    'none' when prefix caching is off, for hybrid and Mamba models only; the
+    recorder keeps the warning it logs.  Appended last and without the random
+    generator, so every earlier launch keeps its id and contents.
+    """
+    # every architecture, without ReplaySSM (C covers align only for some)
+    for model in ("nemotronh_vl", "falconh1", "jamba", "granite", "llama_as_nemotronh"):
+        for pc in (None, "on", "off"):
+            for mode in ("align", "none"):
+                g.add("cachemode", model_tokens(model) + PC[pc] + ["--mamba-cache-mode", mode])
+    # how prefix caching is turned off x how the mode is written
+    pc_off = [["--no-enable-prefix-caching"], ["--no_enable_prefix_caching"],
+              ["--disable-prefix-caching"], ["--disable_prefix_caching"],
+              ["--enable-prefix-caching", "--no-enable-prefix-caching"],
+              ["--no-enable-prefix-caching", "--enable-prefix-caching"]]
+    mode_forms = [["--mamba-cache-mode", "align"], ["--mamba-cache-mode=all"],
+                  ["--mamba_cache_mode", "align"], ["--mamba_cache_mode=all"]]
+    for off in pc_off:
+        for mode in mode_forms:
+            g.add("cachemode", model_tokens("nemotronh") + mode + off)
+    # with ReplaySSM on the runner that Triton needs, and with a block size (RSM006)
+    for model in ("nemotronh", "kimi"):
+        for pc in (None, "off"):
+            for mode in ("align", "all"):
+                argv = model_tokens(model) + ["--use-replayssm", "--mamba-backend", "triton"]
+                g.add("cachemode", argv + PC[pc] + ["--mamba-cache-mode", mode],
+                      {"VLLM_USE_V2_MODEL_RUNNER": "0"})
+        g.add("cachemode", model_tokens(model) + ["--mamba-cache-mode", "align",
+                                                  "--mamba-block-size", "16"])
+        g.add("cachemode", model_tokens(model) + ["--mamba-cache-mode", "align",
+                                                  "--no-enable-prefix-caching",
+                                                  "--mamba-block-size", "16"])
+    # the mode in a --config file
+    yamls = [
+        ("mode_noepc", "mamba-cache-mode: align\nno-enable-prefix-caching: true\n", []),
+        ("mode_false", "mamba-cache-mode: all\nenable-prefix-caching: false\n", []),
+        ("mode_disable", "mamba_cache_mode: align\ndisable-prefix-caching: true\n", []),
+        ("mode_only", "mamba-cache-mode: align\n", ["--no-enable-prefix-caching"]),
+        ("mode_replay", "use-replayssm: true\nmamba-backend: triton\nmamba-cache-mode: align\n"
+                        "no-enable-prefix-caching: true\n", []),
+    ]
+    for name, text, extra in yamls:
+        path = f"configs/{name}.yaml"
+        for model in ("nemotronh", "kimi"):
+            env = {"VLLM_USE_V2_MODEL_RUNNER": "0"} if "replay" in name else {}
+            g.add("cachemode", [M[model], "--config", path] + extra, env, {path: text})
+    # chunked prefill off: "Chunked prefill is required for mamba cache mode 'align'"
+    # (0.27-0.31: mode align; 0.32: any prefix caching) / "... for Mamba prefix caching" (0.33)
+    for model in ("nemotronh", "kimi", "mamba", "llama"):
+        for pc in (None, "on", "off"):
+            for mode in (None, "align", "all"):
+                argv = model_tokens(model) + PC[pc] + ["--no-enable-chunked-prefill"]
+                if mode:
+                    argv += ["--mamba-cache-mode", mode]
+                g.add("cachemode", argv)
+        g.add("cachemode", model_tokens(model) + ["--enable-chunked-prefill", "--enable-prefix-caching"])
+    g.add("cachemode", model_tokens("nemotronh") + ["--use-replayssm", "--no-enable-chunked-prefill"],
+          {"VLLM_USE_V2_MODEL_RUNNER": "0"})
 
 
 def main() -> None:

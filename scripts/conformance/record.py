@@ -24,6 +24,9 @@ What it does (one process per release, every launch in it):
 * runs ``EngineArgs.from_cli_args(ns)`` (with ``skip_tokenizer_init=True``) and
   ``create_engine_config()``, which runs ``VllmConfig.__post_init__`` and every
   ``model_validator``;
+* keeps the warnings that the model-specific config update
+  (``vllm/model_executor/models/config.py``, e.g. "Mamba cache mode is set to
+  'none' when prefix caching is disabled") logs while the config is built;
 * writes one JSON line per launch (sorted keys); see tests/conformance/README.md.
 """
 
@@ -193,6 +196,33 @@ def model_arch_map(launch: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+#: the logger of the model-specific config updates (MambaModelConfig and friends)
+CONFIG_UPDATE_LOGGER = "vllm.model_executor.models.config"
+
+
+class WarningLog:
+    """Keeps the first line of every warning one vLLM module logs (the record's
+    ``config_warnings``); they reach no handler.
+
+    The module's logger gets its own ``warning`` method: some releases re-run
+    ``logging.config.dictConfig`` while building the engine config, which resets
+    the level, handlers and propagation of every ``vllm.*`` logger, so a handler
+    installed once would be gone by then.
+    """
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def warning(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        text = str(msg) % args if args else str(msg)
+        self.lines.append(_first_line(text))
+
+    def install(self, module_name: str) -> None:
+        import importlib
+
+        importlib.import_module(module_name).logger.warning = self.warning
+
+
 class Oracle:
     def __init__(self, release: str, cpu_hook: bool = False) -> None:
         self.release = release
@@ -253,6 +283,8 @@ class Oracle:
         import vllm.envs as envs
 
         self.envs = envs
+        self.warnings = WarningLog()
+        self.warnings.install(CONFIG_UPDATE_LOGGER)
 
     def build_parser(self):
         parser = self.FlexibleArgumentParser(description="vLLM CLI")
@@ -280,6 +312,14 @@ class Oracle:
         }
         self.set_env(launch["env"])
         del self.stash[:]
+        del self.warnings.lines[:]
+        rec.update(self.parse_and_build(launch))
+        rec["config_warnings"] = list(self.warnings.lines)
+        return rec
+
+    def parse_and_build(self, launch: dict[str, Any]) -> dict[str, Any]:
+        """{"parsed", "outcome"}: parse the argv and build the engine config."""
+        rec: dict[str, Any] = {}
         parsed: dict[str, Any] | None = None
         outcome: Any = "ok"
         ns = None

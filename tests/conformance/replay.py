@@ -48,6 +48,10 @@ ERROR_CODES: list[tuple[str, str | None]] = [
 FAILING_CODES = frozenset({"RSM001", "RSM002", "RSM003", "RSM004", "RSM005", "RSM006", "RSM007",
                            "RSM008", "RSM104", "RSM106"})
 
+#: the warning vLLM's hybrid config update (MambaModelConfig) logs when it sets an explicit
+#: mamba cache mode to "none" because prefix caching is off: what RSM107 reports
+OVERRIDE_WARNING = "Mamba cache mode is set to 'none' when prefix caching is disabled"
+
 
 def error_code(message: str) -> str | None:
     for pattern, code in ERROR_CODES:
@@ -119,12 +123,29 @@ def known_difference(result: Replay) -> str | None:
     return None
 
 
+def mode_overridden(record: dict[str, Any]) -> bool | None:
+    """Whether vLLM set an explicit mamba cache mode to "none" (it logged OVERRIDE_WARNING).
+
+    None when the record cannot tell: made before the recorder kept ``config_warnings``, or
+    vLLM stopped before it built the VllmConfig, whose ``__post_init__`` runs the hybrid
+    config update first (so a config that was built has been through it).
+    """
+    parsed = record.get("parsed") or {}
+    if "config_warnings" not in record or parsed.get("mamba_cache_mode") is None:
+        return None
+    return OVERRIDE_WARNING in record["config_warnings"]
+
+
 def disagreement(result: Replay) -> str | None:
     """Why the linter and vLLM disagree on this record, or None."""
     outcome = result.record["outcome"]
     failing = sorted(FAILING_CODES & set(result.codes))
     if known_difference(result):
         return None
+    overridden = mode_overridden(result.record)
+    if overridden is not None and overridden != ("RSM107" in result.codes):
+        done = "set the explicit mamba cache mode to 'none'" if overridden else "kept the mamba cache mode"
+        return f"vLLM {done} (RSM107); linter: {result.codes}"
     if outcome == "ok":
         return f"vLLM accepted it, linter says {failing}" if failing else None
     code = error_code(outcome["error"])
@@ -148,9 +169,9 @@ def parsed_mismatches(result: Replay) -> list[str]:
         ("replayssm_buffer_len", facts["buffer_len"], vllm.get("replayssm_buffer_len")),
         ("is_kv_transfer_instance", facts["kv"], vllm.get("is_kv_transfer_instance")),
         ("architecture", facts["architecture"], vllm.get("architecture")),
+        ("mamba_cache_mode", facts["cache_mode"], vllm.get("mamba_cache_mode")),  # after the config update
     ]
     if facts["use_replayssm"]:
-        pairs.append(("mamba_cache_mode", facts["cache_mode"], vllm.get("mamba_cache_mode")))
         release = knowledge().release(result.record["release"])
         if release is not None and release.runner != "v1":  # 0.27/0.28: the validator never asks
             pairs.append(("use_v2_model_runner", facts["v2"], vllm.get("use_v2_model_runner")))
