@@ -76,11 +76,21 @@ def _option_keyword() -> re.Pattern[str]:
 
     ``**unknown`` alone cannot make a finding: only keywords we can read can.
     """
+    return _keyword_pattern(set(knowledge().options) - {"model"})
+
+
+@lru_cache(maxsize=1)
+def _sglang_option_keyword() -> re.Pattern[str]:
+    """The same for SGLang's ServerArgs fields (read only for texts that mention sglang)."""
     from ..sglang.knowledge import knowledge as sglang_knowledge
 
-    ours = set(knowledge().options) | set(sglang_knowledge().options) | set(sglang_knowledge().proposal_names)
-    names = "|".join(sorted(re.escape(n) for n in ours - {"model", "model_path"} if not n.startswith("-")))
-    return re.compile(rf"(?<![.\w])(?:{names})\s*=(?!=)|[\"'](?:{names})[\"']\s*:")
+    know = sglang_knowledge()
+    return _keyword_pattern((set(know.options) | set(know.proposal_names)) - {"model_path"})
+
+
+def _keyword_pattern(names: set[str]) -> re.Pattern[str]:
+    alternatives = "|".join(sorted(re.escape(n) for n in names if not n.startswith("-")))
+    return re.compile(rf"(?<![.\w])(?:{alternatives})\s*=(?!=)|[\"'](?:{alternatives})[\"']\s*:")
 
 
 _LAUNCH_STRINGS = ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai", "'sglang'", '"sglang"',
@@ -94,7 +104,10 @@ def _text_could_launch(text: str) -> bool:
     Serve LLM config's ``engine_kwargs``) near one of our options written as a keyword."""
     if any(w in text for w in _LAUNCH_STRINGS) and any(w in text for w in _PROCESS_WORDS):
         return True
-    return any(w in text for w in _ENGINE_WORDS) and _option_keyword().search(text) is not None
+    if not any(w in text for w in _ENGINE_WORDS):
+        return False
+    return _option_keyword().search(text) is not None \
+        or ("sglang" in text and _sglang_option_keyword().search(text) is not None)
 
 
 def _ray_config(text: str) -> bool:
