@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -92,13 +93,38 @@ def _applies(check: Check, facts: Mapping[str, Any]) -> bool:
     return bool(facts["replay"] or facts["spec"])
 
 
-def _message(check: Check, scenario: Scenario, release: Release, gpu: str | None) -> str:
+_FLAG = re.compile(r"--([a-z0-9][a-z0-9-]*)(?: ([A-Za-z0-9_.]+))?")
+
+
+def as_keywords(fix: str, know: Knowledge) -> str:
+    """A fix for a command line, said for ``Engine(...)`` keywords: ``--page-size 1`` ->
+    ``page_size=1``, ``--disable-overlap-schedule`` -> ``disable_overlap_schedule=True``."""
+    def keyword(match: re.Match[str]) -> str:
+        option = know.by_cli.get("--" + match.group(1))
+        if option is None:
+            return match.group(0)
+        name = option.same_as or option.name
+        if option.kind == "bool":
+            return f"{name}=True" + (f" {match.group(2)}" if match.group(2) else "")
+        value = match.group(2)
+        if value is None:
+            return f"{name}="
+        return f"{name}={value}" if value.lstrip("-").isdigit() else f"{name}={value!r}"
+
+    return _FLAG.sub(keyword, fix)
+
+
+def _message(check: Check, scenario: Scenario, release: Release, gpu: str | None, launch: Launch,
+             know: Knowledge) -> str:
     facts = scenario.facts
     text = check.message.format(**facts)
     notes = [scenario.notes[name] for name in sorted(check.when.names) if name in scenario.notes]
     where = f"SGLang {release.version}" + (f" on {_GPU_NAMES[gpu]}" if gpu else "")
     why = f" ({'; '.join(notes)})" if notes else ""
-    return f"{text} [{where}]{why}; fix: {check.fix.format(**facts)}"
+    fix = check.fix.format(**facts)
+    if launch.form == "kwargs":  # the user's form: keywords, not flags (SGLang's own text stays)
+        fix = as_keywords(fix, know)
+    return f"{text} [{where}]{why}; fix: {fix}"
 
 
 def run_checks(launch: Launch, options: Mapping[str, Setting], release: Release, gpu: str | None,
@@ -124,7 +150,7 @@ def run_checks(launch: Launch, options: Mapping[str, Setting], release: Release,
         if holds and first is not None:
             check, scenario = first
             findings.append(Finding(_flag_span(launch, options, check, scenario.facts), code,
-                                    _message(check, scenario, release, gpu)))
+                                    _message(check, scenario, release, gpu, launch, know)))
     return findings
 
 
