@@ -217,13 +217,22 @@ def test_calling_a_function_applies_what_it_assigns():
 
 def test_loop_variables_read_and_subshells_are_unknown():
     found = cmds("""\
-        for M in a b; do vllm serve $M; done
+        for M in "$@"; do vllm serve $M; done
         read -r R
         (S=inner)
         vllm serve $R $S
         """)
     assert texts(found[0])[2] is None
     assert texts(found[1])[2:] == [None, None]
+
+
+def test_a_loop_over_listed_words_reads_the_body_once_per_word():
+    found = cmds("for M in a 'b c'; do vllm serve $M; done\nvllm serve $M\n")
+    assert [texts(c)[2:] for c in found] == [["a"], ["b", "c"], [None]]
+    # too many words, or one the file does not show: unknown
+    many = " ".join(f"m{i}" for i in range(20))
+    assert texts(cmds(f"for M in {many}; do vllm serve $M; done\n")[0])[2] is None
+    assert texts(cmds("for M in a $X; do vllm serve $M; done\n")[0])[2] is None
 
 
 def test_caller_variables_are_known_and_in_env():

@@ -517,6 +517,37 @@ def test_shell_values_from_branches_are_that_set(script, expected):
     assert found(script) == expected
 
 
+@pytest.mark.parametrize("script,expected", [
+    # a sweep over models that all fail: the launch in the body fails for each
+    (f"""
+    for m in {FALCON} tiiuae/Falcon-H1-34B-Instruct; do
+      vllm serve "$m" --use-replayssm --port 8000
+    done
+    """, [(2, "RSM001"), (2, "RSM008")]),
+    # the same through a literal array
+    (f"""
+    MODELS=({FALCON} tiiuae/Falcon-H1-34B-Instruct)
+    for m in "${{MODELS[@]}}"; do
+      VLLM_USE_V2_MODEL_RUNNER=0 vllm serve $m --use-replayssm
+    done
+    """, [(3, "RSM001")]),
+    # one value passes: not every reading fails, so nothing is reported
+    (f"""
+    for m in {FALCON} {NANO}; do
+      VLLM_USE_V2_MODEL_RUNNER=0 vllm serve $m --use-replayssm
+    done
+    """, []),
+    # values the file does not show: the model stays unknown (no RSM001)
+    ("""
+    for m in "$@"; do
+      VLLM_USE_V2_MODEL_RUNNER=0 vllm serve "$m" --use-replayssm
+    done
+    """, []),
+])
+def test_a_for_loop_variable_is_one_of_its_words(script, expected):
+    assert found(script) == expected
+
+
 @pytest.mark.parametrize("source,expected", [
     (f'''
     import sys

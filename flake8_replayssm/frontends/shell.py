@@ -982,7 +982,7 @@ class _Shell:
         scope.push("branch")
         var = n.child_by_field_name("variable")
         if var is not None:
-            self.set_unknown(self.raw(var), var)
+            self.set_loop_variable(n, var)
         for k, c in enumerate(n.children):
             if not c.is_named or n.field_name_for_child(k) in ("variable", "value"):
                 continue
@@ -990,6 +990,23 @@ class _Shell:
                 continue
             self.stmt(c)
         scope.merge([scope.pop()], exhaustive=False, choices=False)
+
+    def set_loop_variable(self, n: Any, var: Any) -> None:
+        """``for m in a b c``: in the body, ``$m`` is one of the listed words (a finite set,
+        DESIGN.md), when they are few and all known; anything else leaves it unknown."""
+        words = [c for k, c in enumerate(n.children) if n.field_name_for_child(k) == "value"]
+        fields = [f for group in self._groups(words) for f in self.expand(group)] if words else []
+        if not fields or len(fields) > _MAX_CHOICES or any(f.l is None or f.splat for f in fields):
+            self.set_unknown(self.raw(var), var)
+            return
+        values = [_Var("scalar", f.l, f.loc) for f in fields]
+        choice = values[0] if len(values) == 1 else _choice(list(values))
+        if choice is None:
+            self.set_unknown(self.raw(var), var)
+            return
+        before = self.scope.lookup(self.raw(var))
+        self.scope.set(self.raw(var), choice.with_(loc=self.node_loc(var), exported=self._exported(before),
+                                                   env=bool(before and before.env)))
 
     def redirected(self, n: Any) -> None:
         body = n.child_by_field_name("body")

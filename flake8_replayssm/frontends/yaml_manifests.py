@@ -288,16 +288,25 @@ def _is_vllm_option(key: str) -> bool:
     return key in SERVE_CONFIG_KEYS or f"--{base}" in options or f"--{key}" in options
 
 
-def commands_in_yaml(text: str, *, path: str | None = None,
-                     base_dir: str | None = None) -> list[Command]:
-    """The commands YAML manifests, compose files, workflows and Helm values start."""
+def _documents(text: str) -> tuple[str, list[Any]] | None:
+    """``text`` with its template expressions masked, and its YAML documents' root nodes;
+    None when it does not parse (the caller finds nothing there; lint.py reports why)."""
     text = mask_templates(text)
     try:
         import yaml
 
-        docs = list(yaml.compose_all(text, Loader=_loader()))
+        return text, list(yaml.compose_all(text, Loader=_loader()))
     except Exception:  # unparsable YAML (or PyYAML missing)
+        return None
+
+
+def commands_in_yaml(text: str, *, path: str | None = None,
+                     base_dir: str | None = None) -> list[Command]:
+    """The commands YAML manifests, compose files, workflows and Helm values start."""
+    parsed = _documents(text)
+    if parsed is None:
         return []
+    text, docs = parsed
     out: list[Command] = []
     doc = _Doc(text, base_dir)
     for root in docs:
@@ -892,13 +901,10 @@ def ray_launches_in_yaml(text: str, *, base_dir: str | None = None) -> list[Laun
     KubeRay RayService's ``serveConfigV2`` string."""
     if "engine_kwargs" not in text:
         return []
-    text = mask_templates(text)
-    try:
-        import yaml
-
-        docs = list(yaml.compose_all(text, Loader=_loader()))
-    except Exception:
+    parsed = _documents(text)
+    if parsed is None:
         return []
+    text, docs = parsed
     doc = _Doc(text, base_dir)
     out: list[Launch] = []
     for root in docs:
@@ -1003,13 +1009,10 @@ def embedded_documents(text: str) -> list[tuple[str, str, Callable[[Span], Span]
     that mention vLLM count; the caller lints them as their own kind."""
     if "vllm" not in text.lower() and "replayssm" not in text.lower():
         return []
-    text = mask_templates(text)
-    try:
-        import yaml
-
-        docs = list(yaml.compose_all(text, Loader=_loader()))
-    except Exception:
+    parsed = _documents(text)
+    if parsed is None:
         return []
+    text, docs = parsed
     doc = _Doc(text, None)
     out: list[tuple[str, str, Callable[[Span], Span]]] = []
     stack = [d for d in docs if d is not None]
