@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from flake8_replayssm import check_source
@@ -195,3 +197,17 @@ def test_flake8_options(flake8_path):
     result = flake8_path.run_flake8(["--replayssm-gpu", "blackwell"])
     assert len(result.out_lines) == 1 and "RSM301" in result.out_lines[0]
     assert "[SGLang 0.5.18 on Blackwell]" in result.out_lines[0]
+
+
+def test_outputs_name_the_engine(tmp_path, capsys):
+    script = tmp_path / "serve.sh"
+    script.write_text(f"{SERVE}\nvllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --use-replayssm\n")
+    assert main(["check", "--format", "json", "--sglang-version", "0.5.20", "--vllm-version", "0.33.0",
+                 str(script)]) == 1
+    items = json.loads(capsys.readouterr().out)
+    findings = items["findings"] if isinstance(items, dict) else items
+    assert [(f["code"], f["engine"], f["vllm_version"]) for f in findings] == [
+        ("RSM302", "sglang", "0.5.20"), ("RSM008", "vllm", "0.33.0")]
+    assert main(["check", "--show-launches", "--sglang-version", "0.5.20", str(script)]) == 1
+    out = capsys.readouterr().out
+    assert "SGLang 0.5.20 (--sglang-version)" in out or "SGLang 0.5.20" in out

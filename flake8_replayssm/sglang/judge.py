@@ -39,8 +39,7 @@ def judge(launch: Launch, config: LintConfig) -> Verdict:
     unresolved = unresolved_model_finding(launch, options, verdict)
     if unresolved is not None:
         found.append(unresolved)
-    reason = f"{target.reason} (SGLang)"
-    selected = [replace(f, release=release.version, release_reason=reason)
+    selected = [replace(f, release=release.version, release_reason=target.reason, engine="sglang")
                 for f in one_per_code(f for f in found if config.is_enabled(f.code))]
     return Verdict(launch, target, verdict.detail, tuple(selected),  # type: ignore[arg-type]
                    verdict.architectures, reading)
