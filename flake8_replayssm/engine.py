@@ -32,6 +32,10 @@ class Verdict:
 
 
 def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> Verdict:
+    if launch.engine == "sglang":  # the second engine: its own release, checks and spellings
+        from .sglang.judge import judge as judge_sglang
+
+        return judge_sglang(launch, config)
     know = know or knowledge()
     target = resolve_target(config, launch.release_hint, know)
     release = target.release

@@ -15,19 +15,20 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterable
 
 from .config import ConfigError, LintConfig
 from .files import MAX_SOURCE_BYTES, read_bounded
 from .knowledge import Knowledge, Release, is_version, normalize_version, version_key
 from .unchecked import NotChecked
 
-#: ``vllm`` and its version specifiers (PEP 440) in a requirements line or a dependency string
-_PIN = re.compile(r"""(?ix)
-    (?:^|[\s"'\[,])vllm\s*(?:\[[^\]]*\])?\s*
+#: a package and its version specifiers (PEP 440) in a requirements line or a dependency string
+_PIN = r"""(?ix)
+    (?:^|[\s"'\[,]){package}\s*(?:\[[^\]]*\])?\s*
     (?P<spec>(?:===|==|~=|!=|<=|>=|<|>)\s*v?[0-9][0-9a-z.*+!]*
-             (?:\s*,\s*(?:===|==|~=|!=|<=|>=|<|>)\s*v?[0-9][0-9a-z.*+!]*)*)""")
+             (?:\s*,\s*(?:===|==|~=|!=|<=|>=|<|>)\s*v?[0-9][0-9a-z.*+!]*)*)"""
 _CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*v?([0-9][0-9a-z.*+!]*)", re.I)
-_LOCK_BLOCK = re.compile(r'(?m)^name\s*=\s*"vllm"\s*\nversion\s*=\s*"([^"]+)"')
+_LOCK_BLOCK = r'(?m)^name\s*=\s*"{package}"\s*\nversion\s*=\s*"([^"]+)"'
 PIN_FILES = ("requirements.txt", "requirements.in", "requirements-serve.txt", "constraints.txt",
              "pyproject.toml", "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
 
@@ -100,30 +101,36 @@ def _allows(op: str, wanted: str, version: tuple[int, ...]) -> bool:
             "<=": version <= key, ">": version > key, ">=": version >= key}[op]
 
 
-def pinned_version(spec: str, know: Knowledge) -> tuple[str, str] | None:
-    """(version, how) for a vllm specifier: an exact pin is that version (known or not); a range
-    is the newest known release it admits (``vllm>=0.28,<0.30`` -> 0.29.0); None when it admits
-    none this tool knows."""
+def pinned_version(spec: str, known: Iterable[str]) -> tuple[str, str] | None:
+    """(version, how) for a specifier: an exact pin is that version (known or not); a range is
+    the newest of the ``known`` releases it admits (``vllm>=0.28,<0.30`` -> 0.29.0); None when
+    it admits none of them."""
     clauses = _CLAUSE.findall(spec)
     if len(clauses) == 1 and clauses[0][0] in ("==", "===") and "*" not in clauses[0][1]:
         return normalize_version(clauses[0][1]), "pinned"
-    admitted = [r for r in know.releases.values() if all(_allows(op, v, r.key) for op, v in clauses)]
+    admitted = [v for v in known if all(_allows(op, want, version_key(v)) for op, want in clauses)]
     if not admitted:
         return None
-    return max(admitted, key=lambda r: r.key).version, "the newest release it admits"
+    return max(admitted, key=version_key), "the newest release it admits"
 
 
 @lru_cache(maxsize=64)
-def project_pin(root: Path | None) -> tuple[str, str] | None:
-    """(version, reason) of the project's vllm requirement, if its files agree on one version.
+def project_pin(root: Path | None, package: str = "vllm",
+                known: tuple[str, ...] | None = None) -> tuple[str, str] | None:
+    """(version, reason) of the project's ``package`` requirement, if its files agree on one.
 
-    An exact pin (``vllm==0.28.0``, a lock file's entry) is that version; a range
-    (``vllm>=0.28,<0.29``) the newest release this tool knows that it admits.
+    ``package`` is ``vllm`` or ``sglang``; ``known`` its releases this tool knows (vLLM's by
+    default).  An exact pin (``vllm==0.28.0``, ``vllm[audio]==0.28.0``, a lock file's block) is
+    that version; a range (``vllm>=0.28,<0.29``) the newest known release it admits.
     """
     if root is None:
         return None
-    from .knowledge import knowledge
+    if known is None:
+        from .knowledge import knowledge
 
+        known = tuple(knowledge().releases)
+    pin = re.compile(_PIN.replace("{package}", re.escape(package)))
+    lock_block = re.compile(_LOCK_BLOCK.replace("{package}", re.escape(package)))
     found: dict[str, str] = {}
     for name in PIN_FILES:
         path = root / name
@@ -131,16 +138,16 @@ def project_pin(root: Path | None) -> tuple[str, str] | None:
             text = read_bounded(str(path), MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
         except NotChecked:
             continue
-        for match in _PIN.finditer(text):
+        for match in pin.finditer(text):
             spec = re.sub(r"\s+", "", match.group("spec"))
-            pinned = pinned_version(spec, knowledge())
+            pinned = pinned_version(spec, known)
             if pinned is not None:
                 version, how = pinned
-                found.setdefault(version, f"vllm{spec} pinned in {name}" if how == "pinned"
-                                 else f"vllm{spec} in {name} ({how})")
-        for match in _LOCK_BLOCK.finditer(text):
+                found.setdefault(version, f"{package}{spec} pinned in {name}" if how == "pinned"
+                                 else f"{package}{spec} in {name} ({how})")
+        for match in lock_block.finditer(text):
             version = normalize_version(match.group(1))
-            found.setdefault(version, f"vllm=={version} pinned in {name}")
+            found.setdefault(version, f"{package}=={version} pinned in {name}")
     if len(found) != 1:
         return None
     version, reason = next(iter(found.items()))
@@ -149,24 +156,33 @@ def project_pin(root: Path | None) -> tuple[str, str] | None:
 
 @lru_cache(maxsize=1)
 def installed_vllm() -> str | None:
-    """The version of the ``vllm`` distribution on ``sys.path`` (its metadata, never the code).
+    """The version of the ``vllm`` distribution on ``sys.path`` (its metadata, never the code)."""
+    return _installed("vllm")
 
-    A look at the folders' names first: importing :mod:`importlib.metadata` costs a short
-    run more than the rest of its set-up, and most linting machines have no vLLM.
-    """
-    if not _vllm_metadata_on_path():
+
+@lru_cache(maxsize=4)
+def installed_version(package: str) -> str | None:
+    """The same for another engine's distribution (``sglang``)."""
+    return _installed(package)
+
+
+def _installed(package: str) -> str | None:
+    """A look at the folders' names first: importing :mod:`importlib.metadata` costs a short
+    run more than the rest of its set-up, and most linting machines have no vLLM (or SGLang)."""
+    if not _metadata_on_path(package):
         return None
     from importlib import metadata
 
     try:
-        return metadata.version("vllm")
+        return metadata.version(package)
     except metadata.PackageNotFoundError:
         return None
 
 
-def _vllm_metadata_on_path() -> bool:
-    """Whether a folder of ``sys.path`` may hold vllm's metadata (``vllm-*.dist-info``,
+def _metadata_on_path(package: str) -> bool:
+    """Whether a folder of ``sys.path`` may hold ``package``'s metadata (``vllm-*.dist-info``,
     ``vllm.egg-info``, ``vllm.egg-link``, any case): False only when none can."""
+    prefixes = (f"{package}-", f"{package}.")
     for folder in sys.path:
         try:
             names = os.listdir(folder or ".")
@@ -176,7 +192,7 @@ def _vllm_metadata_on_path() -> bool:
             continue
         for name in names:
             lower = name.lower()
-            if lower.startswith(("vllm-", "vllm.")) and lower.endswith((".dist-info", ".egg-info", ".egg-link")):
+            if lower.startswith(prefixes) and lower.endswith((".dist-info", ".egg-info", ".egg-link")):
                 return True
     return False
 
