@@ -78,6 +78,14 @@ def image_release(image: str | None) -> str | None:
     return match.group(1) if match else None
 
 
+def image_platform(image: str | None, know: Knowledge) -> str | None:
+    """``vllm/vllm-openai-rocm:v0.31.0`` -> ``rocm`` (None: the image does not say)."""
+    if not image:
+        return None
+    name = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0].lower()
+    return know.image_platforms.get(name)
+
+
 class _Entry:
     """Where vLLM's own argv starts in a command, and how vLLM was started."""
 
@@ -678,6 +686,7 @@ class _Parser:
         elif launch.unseen and self.entry.kind == "api_server":
             launch.model = Setting("model", UNKNOWN, launch.anchor, "")
         launch.release_hint = image_release(self.entry.image)
+        launch.platform_hint = image_platform(self.entry.image, self.know)
 
 
 def _is_number(text: str) -> bool:

@@ -52,7 +52,7 @@ def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> 
         # `--hf-overrides`, a later `--mamba-backend`): the strict reading reports none, and
         # the default reading says, on each one, what it assumed
         if reading != "open":
-            checks = run_checks(launch, release, config.platform, verdict, know)
+            checks = run_checks(launch, release, launch.platform_hint or config.platform, verdict, know)
             found += _say_what_was_assumed(checks, launch, release) if reading == "closed" else checks
         found += form_findings(launch, release)
         found += value_findings(launch, know)

@@ -99,6 +99,8 @@ class Knowledge:
     unresolved_stand_ins: tuple[str, ...]
     default_model: str
     default_model_architecture: str
+    #: image name (its last path part, without tag) -> the platform it runs on
+    image_platforms: Mapping[str, str]
 
     @cached_property
     def long_option_set(self) -> frozenset[str]:
@@ -225,4 +227,5 @@ def knowledge() -> Knowledge:
         unresolved_stand_ins=tuple(releases_raw["model_kinds"]["unresolved_stand_ins"]),
         default_model=releases_raw["model_kinds"]["default_model"],
         default_model_architecture=releases_raw["model_kinds"]["default_model_architecture"],
+        image_platforms=dict(options_raw["images"]["platforms"]),
     )

@@ -466,9 +466,11 @@ def _model_note(verdict: Verdict, config: LintConfig) -> str:
 
 
 def check_source(text: str, kind: str = "python", *, vllm_version: str | None = None,
-                 platform: str = "cuda", config: LintConfig | None = None,
+                 platform: str | None = None, config: LintConfig | None = None,
                  path: str | None = None) -> list[Finding]:
     """Lint ``text`` as a file of ``kind``; the findings of every launch in it.
+
+    ``vllm_version`` and ``platform``, when given, win over ``config``'s (CUDA by default).
 
     >>> [f.code for f in check_source('LLM("state-spaces/mamba-130m-hf", use_replayssm=True)\\n'
     ...     .replace('LLM', 'from vllm import LLM\\nLLM', 1), vllm_version="0.28.0")]

@@ -151,6 +151,8 @@ class Launch:
     yaml_false: list[Setting] = field(default_factory=list)
     #: a vLLM release pinned next to the launch (a ``vllm/vllm-openai:vX.Y.Z`` image)
     release_hint: str | None = None
+    #: the platform the launch's image runs on (``vllm/vllm-openai-rocm``), if it says
+    platform_hint: str | None = None
     #: where the launch was written, for messages (``"vllm serve"``, ``"LLM(...)"``)
     label: str = ""
     #: the path that relative model paths and ``--config`` files are resolved against

@@ -839,3 +839,29 @@ def test_template_placeholders_in_a_script_are_unknown_values_not_a_lost_command
     """
     notes = messages(document, "yaml", "0.28.0")
     assert sorted(notes) == ["RSM001"]  # the JSON is completed by the template: unknown, not RSM106
+
+
+# -- the image says which release and which platform ------------------------------------------
+KIMI_CMD = ('["--model", "moonshotai/Kimi-Linear-48B-A3B-Instruct", "--use-replayssm", '
+            '"--speculative-config", "{\\"method\\":\\"mtp\\",\\"num_speculative_tokens\\":2}"]')
+
+
+@pytest.mark.parametrize("image,platform,expected", [
+    ("vllm/vllm-openai-rocm:v0.33.0", "cuda", [(2, "RSM001")]),  # Kimi Linear has no ReplaySSM on ROCm
+    ("vllm/vllm-openai:v0.33.0", "cuda", []),
+    ("vllm/vllm-openai:v0.33.0", "rocm", [(2, "RSM001")]),       # no image platform: the setting
+])
+def test_a_rocm_image_is_judged_for_rocm(image, platform, expected):
+    dockerfile = f"FROM {image}\nCMD {KIMI_CMD}\n"
+    assert found(dockerfile, "dockerfile", release=None, platform=platform) == expected
+
+
+@pytest.mark.parametrize("tag,expected", [
+    ("v0.28.0-cu130", []),                 # a build variant of 0.28.0: the plain launch passes
+    ("v0.28.0", []),
+    ("v0.33.0-cu130", [(2, "RSM008")]),
+    ("latest", [(2, "RSM008")]),           # no release in the tag: the newest known
+])
+def test_an_image_tag_with_a_build_suffix_pins_its_release(tag, expected):
+    dockerfile = f"FROM vllm/vllm-openai:{tag}\nCMD [\"--model\", \"{NANO}\", \"--use-replayssm\"]\n"
+    assert found(dockerfile, "dockerfile", release=None) == expected
