@@ -132,7 +132,30 @@ class Decoded:
         if _HAS_PUA.search(text):
             text = text.translate(_BACK)
         raw = text.encode(self.encoding, "surrogateescape")
-        return (_BOM if self.bom else b"") + raw
+        return (_BOMS.get(self.encoding, _BOM) if self.bom else b"") + raw
+
+
+#: UTF-16 and UTF-32 files carry a byte order mark (UTF-32 LE's starts with UTF-16 LE's: first)
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+              (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_BOMS = {encoding: bom for bom, encoding in _WIDE_BOMS}
+
+
+def _wide_encoding(data: bytes) -> str | None:
+    """The UTF-16/UTF-32 encoding ``data`` declares with its byte order mark, if any."""
+    for bom, encoding in _WIDE_BOMS:
+        if data.startswith(bom):
+            return encoding
+    return None
+
+
+def text_bytes(data: bytes) -> bytes:
+    """``data`` as the byte-level screens (binary test, trigger needles) should see it: a
+    UTF-16/UTF-32 file with a byte order mark as UTF-8 (its NUL bytes are not binary)."""
+    encoding = _wide_encoding(data)
+    if encoding is None:
+        return data
+    return data[len(_BOMS[encoding]):].decode(encoding, "replace").encode("utf-8", "replace")
 
 
 def _python_encoding(data: bytes) -> str:
@@ -148,6 +171,11 @@ def _python_encoding(data: bytes) -> str:
 
 def decode(data: bytes, kind: str | None = None) -> Decoded:
     """The text of ``data`` (a file of ``kind``), reversible with :meth:`Decoded.encode`."""
+    wide = _wide_encoding(data)
+    if wide is not None:
+        text = data[len(_BOMS[wide]):].decode(wide, "replace")
+        decoded = Decoded(text, wide, True)
+        return decoded if decoded.encode(text) == data else Decoded(text, wide, True, lossless=False)
     bom = data.startswith(_BOM)
     body = data[len(_BOM):] if bom else data
     encoding = _python_encoding(data) if kind == "python" else "utf-8"

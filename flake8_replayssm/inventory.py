@@ -124,9 +124,42 @@ def covered_lines(verdicts: Iterable[Verdict]) -> set[tuple[int | None, int]]:
     return covered
 
 
+#: a vLLM image named on a line (``FROM vllm/vllm-openai:v0.33.0``, ``image: vllm/vllm-openai``)
+_IMAGE_NAME = re.compile(r"\S*vllm/vllm-openai\S*")
+
+
+def _image_only(text: str) -> bool:
+    """The line looks like a launch only because it names the vLLM image."""
+    return bool(_IMAGE_NAME.search(text)) and not LAUNCH_LOOKING.search(_IMAGE_NAME.sub("", text))
+
+
+def _images_in_use(candidates: Sequence[tuple[int | None, int, str]],
+                   verdicts: Sequence[Verdict]) -> set[tuple[int | None, int]]:
+    """(cell, line) of the image lines a launch runs in: a launch lies between that image line
+    and the neighbouring image lines (its Dockerfile stage, its container, its service)."""
+    images: dict[int | None, list[int]] = {}
+    for cell, line, text in candidates:
+        if _image_only(text):
+            images.setdefault(cell, []).append(line)
+    anchors: dict[int | None, list[int]] = {}
+    for verdict in verdicts:
+        if verdict.launch.anchor.source is None:
+            anchors.setdefault(verdict.launch.anchor.cell, []).append(verdict.launch.anchor.line)
+    used = set()
+    for cell, lines in images.items():
+        lines.sort()
+        for k, line in enumerate(lines):
+            low = lines[k - 1] if k else 0
+            high = lines[k + 1] if k + 1 < len(lines) else float("inf")
+            if any(low < anchor < high for anchor in anchors.get(cell, [])):
+                used.add((cell, line))
+    return used
+
+
 def unrecognised_lines(candidates: Iterable[tuple[int | None, int, str]],
                        verdicts: Iterable[Verdict]) -> list[Unrecognised]:
-    covered = covered_lines(verdicts)
+    candidates, verdicts = list(candidates), list(verdicts)
+    covered = covered_lines(verdicts) | _images_in_use(candidates, verdicts)
     out = []
     for cell, line, text in candidates:
         if (cell, line) not in covered and LAUNCH_LOOKING.search(text) and not _TALK.match(text):

@@ -13,6 +13,7 @@ import os
 import re
 import warnings
 from dataclasses import dataclass, field
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Callable
 
 from .config import LintConfig
@@ -204,27 +205,36 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
             together = _python_launches(program[0], base_dir)
         except NotChecked:  # judge the blocks one by one
             together = None
+    blocks = markdown.python_blocks_of_markdown(text)
     if together is not None:  # the page's blocks as one program, as a notebook's cells are
         launches += [_shifted(launch, 0, program[1]) for launch in together]  # type: ignore[index]
-    else:
-        for first_line, source in markdown.python_blocks_of_markdown(text):
-            if has_trigger(source, "python"):
-                try:
+        blocks = [(first_line, source) for first_line, source in blocks if not markdown.is_python(source)]
+    for first_line, source in blocks:  # one by one, or the ones the program could not hold
+        if has_trigger(source, "python"):
+            try:
+                with _relayed_down(first_line - 1):
                     launches += [_shifted(launch, first_line - 1) for launch in _python_launches(source, base_dir)]
-                except NotChecked as exc:
-                    line = exc.line + first_line - 1
-                    if exc.kind == "syntax":  # a fence in prose is often an excerpt, not a program
-                        note(f"line {line}: Python block not checked: {exc.reason}")
-                    else:
-                        not_followed(Span(line, exc.col, line, exc.col), exc.reason)
+            except NotChecked as exc:  # an engine launch in a block that does not parse: not judged
+                line = exc.line + first_line - 1
+                not_followed(Span(line, exc.col, line, exc.col), f"Python block {without_line(exc.reason)}")
     for first_line, body, indents in markdown.yaml_blocks_of_markdown(text):
         if has_trigger(body):
             try:
-                launches += [_shifted(launch, first_line - 1, indents)
-                             for launch in _yaml_launches(body, base_dir, path)]
-            except NotChecked as exc:  # a YAML fence in prose: an excerpt more often than a file
-                note(f"line {exc.line + first_line - 1}: YAML block not checked: {exc.reason}")
+                with _relayed_down(first_line - 1, indents):
+                    launches += [_shifted(launch, first_line - 1, indents)
+                                 for launch in _yaml_launches(body, base_dir, path)]
+            except NotChecked as exc:
+                line = exc.line + first_line - 1
+                col = exc.col + (indents[exc.line - 1] if exc.line <= len(indents) else 0)
+                not_followed(Span(line, col, line, col), f"YAML block {without_line(exc.reason)}")
     return launches
+
+
+def _relayed_down(lines: int, indents: list[int] | None = None) -> AbstractContextManager[None]:
+    """What a snippet's reading could not follow, moved as :func:`_shifted` moves its launches."""
+    from .frontends._common import relayed
+
+    return relayed(lambda span: _shift_span(span, lines, indents))
 
 
 def move_launch(launch: Launch, change: Callable[[Span], Span]) -> Launch:
@@ -270,14 +280,18 @@ def _to_cells(launch: Launch, starts: list[tuple[int, int]]) -> Launch:
 def _shifted(launch: Launch, lines: int, indents: list[int] | None = None) -> Launch:
     """The launch of a snippet that starts ``lines`` lines down a file, each of its lines
     indented by ``indents[k]`` more characters there (a fence inside a list item)."""
+    return move_launch(launch, lambda s: _shift_span(s, lines, indents))
+
+
+def _shift_span(span: Span, lines: int, indents: list[int] | None = None) -> Span:
     from dataclasses import replace
 
     def indent(line: int) -> int:
         return indents[line - 1] if indents and 0 < line <= len(indents) else 0
 
-    return move_launch(launch, lambda s: s if s.source else replace(
-        s, line=s.line + lines, end_line=s.end_line + lines,
-        col=s.col + indent(s.line), end_col=s.end_col + indent(s.end_line)))
+    return span if span.source else replace(
+        span, line=span.line + lines, end_line=span.end_line + lines,
+        col=span.col + indent(span.line), end_col=span.end_col + indent(span.end_line))
 
 
 def launches_in(text: str, kind: str, *, path: str | None = None) -> list[Launch]:
@@ -296,16 +310,14 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
     if kind == "python":
         return _python_launches(text, base_dir)
     if kind == "shell":
-        from .guard import shell_syntax_errors
-
         launches = _commands_to_launches(_shell(text, base_dir))
-        for problem in shell_syntax_errors(text, TRIGGER_NEEDLES):  # what the frontend could not read
-            first, last = problem.lines
-            if not any(first <= line <= last for launch in launches for line in _lines_of(launch)):
-                not_followed(Span(problem.line, problem.col, problem.line, problem.col), problem.reason)
+        _report_unparsed(text, launches)
         return launches
     if kind == "makefile":
-        return _commands_to_launches(_makefile(text, base_dir))
+        launches = _commands_to_launches(_makefile(text, base_dir))
+        for first_line, script in _recipe_lines(text):  # each recipe line is its own shell
+            _report_unparsed(script, launches, first_line - 1)
+        return launches
     if kind == "dockerfile":
         return _commands_to_launches(_dockerfile(text, base_dir))
     if kind == "yaml":
@@ -315,6 +327,52 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
     if kind == "markdown":
         return _markdown_launches(text, base_dir, path)
     raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+
+
+def _report_unparsed(script: str, launches: list[Launch], line_offset: int = 0) -> None:
+    """RSM900 for the parts of a shell ``script`` (starting ``line_offset`` lines down the file)
+    the parser could not read that hold a trigger token and no launch was read from."""
+    if not has_trigger(script):
+        return
+    from .guard import shell_syntax_errors
+
+    read = {line for launch in launches for line in _lines_of(launch)}
+    for problem in shell_syntax_errors(script, TRIGGER_NEEDLES):
+        first, last = (line + line_offset for line in problem.lines)
+        if not any(first <= line <= last for line in read):
+            line = problem.line + line_offset
+            not_followed(Span(line, problem.col, line, problem.col),
+                         without_line(problem.reason) if line_offset else problem.reason)
+
+
+def without_line(reason: str) -> str:
+    """A parser's reason without its line number, which counts from a snippet's start (the
+    finding's own line is the file's)."""
+    return re.sub(r"\(line \d+: ", "(", reason)
+
+
+_RECIPE_PREFIX = re.compile(r"\t[ \t@+-]*")
+
+
+def _recipe_lines(text: str) -> list[tuple[int, str]]:
+    """(file line, shell text) of each recipe line of a Makefile (tab-indented, continued with
+    backslashes), its tab and ``@``/``-``/``+`` prefixes blanked so columns stay the file's."""
+    out: list[tuple[int, str]] = []
+    lines = text.split("\n")
+    k = 0
+    while k < len(lines):
+        prefix = _RECIPE_PREFIX.match(lines[k])
+        if prefix is None:
+            k += 1
+            continue
+        first = k
+        body = [" " * prefix.end() + lines[k][prefix.end():]]
+        while lines[k].rstrip().endswith("\\") and k + 1 < len(lines):
+            k += 1
+            body.append(lines[k])
+        out.append((first + 1, "\n".join(body)))
+        k += 1
+    return out
 
 
 def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = None,
@@ -379,7 +437,7 @@ def _candidate_lines(text: str, kind: str) -> list[tuple[int | None, int, str]]:
         from .frontends.markdown import code_lines_of_markdown
 
         out: list[tuple[int | None, int, str]] = []
-        for cell, source in notebook.python_cells_of_notebook(text):
+        for cell in notebook.code_cells_of_notebook(text):
             out += [(cell, k + 1, line) for k, line in enumerate(notebook.cell_source(text, cell).split("\n"))]
         for cell, source in notebook.markdown_cells_of_notebook(text):
             out += [(cell, line, body) for line, body in code_lines_of_markdown(source)]

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .config import ACCUMULATING, SETTINGS, ConfigError, LintConfig, read_setting, read_settings
-from .files import MAX_SETTINGS_BYTES, decode, is_binary, is_inside, read_bounded
+from .files import MAX_SETTINGS_BYTES, decode, is_binary, is_inside, read_bounded, text_bytes
 from .lint import TRIGGER_NEEDLES, FileResult, detect_kind, lint_text
 from .unchecked import NotChecked
 
@@ -333,8 +333,9 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
 
     try:
         data = read_bounded(path)
-        if is_binary(data):
-            if kind is None or not any(needle in data for needle in _BYTE_NEEDLES):
+        screened = text_bytes(data)  # UTF-16/32 with a byte order mark: screened as its text
+        if is_binary(screened):
+            if kind is None or not any(needle in screened for needle in _BYTE_NEEDLES):
                 return None if kind is None else FileResult([], [])
             raise NotChecked("binary file (NUL bytes)", kind="file")
     except NotChecked as exc:
@@ -342,9 +343,9 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
             return None
         found = exc.finding(path)
         return FileResult([], [found] if settings().is_enabled(found.code) else [])
-    if not any(needle in data for needle in _BYTE_NEEDLES):  # most files stop here, undecoded
+    if not any(needle in screened for needle in _BYTE_NEEDLES):  # most files stop here, undecoded
         # ...unless every launch is to be listed, clean ones too (--show-launches)
-        if not inventory or not (b"vllm" in data or b"LLM" in data or b"engine_kwargs" in data):
+        if not inventory or not (b"vllm" in screened or b"LLM" in screened or b"engine_kwargs" in screened):
             return FileResult([], []) if kind else None
     text = decode(data, kind).text
     kind = kind or detect_kind(path, text)

@@ -329,3 +329,19 @@ def test_bounds_the_frontends_hit_are_reported_where_they_were_hit():
     text = "A=x\n" + 'A="$A $A"\n' * 24 + f"vllm serve {NANO} --use-replayssm $A\n"
     found = [(f.span.line, f.code) for f in lint_text(text, "shell", LintConfig(vllm_version="0.33.0")).findings]
     assert ("RSM008" in {code for _, code in found}) and any(code == "RSM900" and line <= 25 for line, code in found)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "utf-16-be"])
+def test_utf16_and_utf32_files_with_a_byte_order_mark_are_read(tree, encoding):
+    compose = ('services:\n  llm:\n    image: vllm/vllm-openai:v0.33.0\n'
+               f'    command: ["--model", "{NANO}", "--use-replayssm"]\n')
+    data = compose.encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    (tree / "serve.yaml").write_bytes(data)
+    _, found, _, _ = check(tree, ".")
+    assert codes_of(found, "serve.yaml") == ["RSM008"]
+    from flake8_replayssm.files import decode
+
+    decoded = decode(data, "yaml")
+    assert decoded.text == compose and decoded.lossless and decoded.encode(decoded.text) == data

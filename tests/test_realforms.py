@@ -14,6 +14,7 @@ import pytest
 
 from flake8_replayssm import check_source
 from flake8_replayssm.config import LintConfig
+from flake8_replayssm.lint import lint_text
 
 NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
 FALCON = "tiiuae/Falcon-H1-1.5B-Instruct"
@@ -348,9 +349,13 @@ def test_helm_template_actions_are_unknown_values_not_a_parse_failure():
               env:
                 {{- toYaml .Values.env | nindent 16 }}
     """
-    assert found(manifest, "yaml") == [(14, "RSM008")]
+    assert found(manifest, "yaml") == []  # the chart writes env: (VLLM_USE_V2_MODEL_RUNNER may be there)
     with_model = manifest.replace("- {{ .Values.model }}", f"- {FALCON}")
-    assert [code for _, code in found(with_model, "yaml")] == ["RSM001", "RSM008"]
+    assert [code for _, code in found(with_model, "yaml")] == ["RSM001"]
+    literal_env = with_model.replace("{{- toYaml .Values.env | nindent 16 }}", "- {name: A, value: b}")
+    assert [code for _, code in found(literal_env, "yaml")] == ["RSM001", "RSM008"]
+    assert "assuming {{ . | quote }} adds no ReplaySSM option" in messages(literal_env, "yaml")["RSM008"]
+    assert "RSM008" not in [code for _, code in found(literal_env, "yaml", extra_args="open")]
 
 
 @pytest.mark.parametrize("manifest,line", [
@@ -865,3 +870,142 @@ def test_a_rocm_image_is_judged_for_rocm(image, platform, expected):
 def test_an_image_tag_with_a_build_suffix_pins_its_release(tag, expected):
     dockerfile = f"FROM vllm/vllm-openai:{tag}\nCMD [\"--model\", \"{NANO}\", \"--use-replayssm\"]\n"
     assert found(dockerfile, "dockerfile", release=None) == expected
+
+
+# -- documentation placeholders, unparsable parts, templates that write unseen YAML (review) -----
+@pytest.mark.parametrize("written", [
+    "--mamba-backend <triton|flashinfer>", "--mamba-backend=<triton|flashinfer>",
+    "--mamba-backend [triton|flashinfer]", "--mamba-backend {triton,flashinfer}",
+    "--mamba-backend {triton|flashinfer}", "--mamba-backend BACKEND", "--mamba-backend=BACKEND",
+    "[--mamba-backend flashinfer --disable-prefix-caching]",
+])
+def test_markdown_placeholders_of_a_value_are_unknown(written):
+    page = f"```bash\nvllm serve {NANO} --use-replayssm --disable-prefix-caching {written}\n```\n"
+    assert found(page, "markdown") == []
+    assert found(page.replace("```bash\n", "").replace("```\n", ""), "shell") != []  # a script is shell
+
+
+def test_markdown_placeholder_model_with_a_pipe_is_one_unknown_word():
+    page = "```bash\nvllm serve <org/model|local-path> --use-replayssm\n```\n"
+    assert found(page, "markdown") == [(2, "RSM008")]  # holds for every model
+    assert "{" not in messages(page, "markdown")["RSM008"]
+    assert found(page.replace("--use-replayssm", "--use-replayssm --mamba-backend <backend name>"), "markdown") == []
+    [launch] = lint_text(page, "markdown", LintConfig(vllm_version="0.33.0", inventory=True)).launches
+    assert launch.model.startswith("unknown")
+
+
+def test_markdown_placeholder_count_and_optional_group():
+    number = f"```bash\nvllm serve {NANO} --use-replayssm --replayssm-buffer-len N --mamba-backend flashinfer\n```\n"
+    assert "RSM106" not in [code for _, code in found(number, "markdown")]
+    group = (f"```bash\nvllm serve {NANO} \\\n    --use-replayssm \\\n"
+             "    [--mamba-backend flashinfer --disable-prefix-caching]\n```\n")
+    assert found(group, "markdown") == []  # without the group RSM008, with it clean: a code needs both
+    both = group.replace("flashinfer --disable-prefix-caching", "triton")
+    assert found(both, "markdown") == [(3, "RSM008")]  # triton either way
+    upper = f"```bash\nvllm serve {NANO} --use-replayssm --mamba-backend TRITON\n```\n"  # a value, not a name
+    assert found(upper, "markdown") == [(2, "RSM008")]
+
+
+@pytest.mark.parametrize("kind, text, line", [
+    ("makefile", f'serve:\n\t@echo start\n\tvllm serve "{FALCON} --use-replayssm\n', 3),
+    ("dockerfile", f'FROM vllm/vllm-openai:v0.33.0\nRUN vllm serve "{FALCON} --use-replayssm\n', 2),
+    ("markdown", f'# x\n\n```bash\nvllm serve "{FALCON} --use-replayssm\n```\n', 4),
+    ("markdown", f'```python\nfrom vllm import LLM\nllm = LLM(model="{FALCON}", use_replayssm=True\n```\n', 3),
+    ("markdown", f'```yaml\nservices:\n  llm:\n    command: ["--model", "{FALCON}", "--use-replayssm"\n```\n', 5),
+])
+def test_an_unparsable_part_holding_a_launch_is_reported(kind, text, line):
+    assert found(text, kind) == [(line, "RSM900")]
+    assert "line 1:" not in messages(text, kind)["RSM900"]  # no snippet-relative line in the message
+
+
+def test_an_unparsable_part_without_a_trigger_is_not_reported():
+    assert found('serve:\n\techo "unterminated\n\tvllm serve m --use-replayssm --mamba-backend flashinfer '
+                 '--disable-prefix-caching\n', "makefile") == []
+
+
+def test_helm_template_lines_in_a_container_make_its_environment_or_arguments_unseen():
+    def chart(*container: str) -> str:
+        return ("apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n"
+                "      - name: vllm\n        image: \"vllm/vllm-openai:{{ .Values.tag }}\"\n"
+                + "".join(f"        {line}\n" for line in container))
+
+    args = f'args: ["--model", "{NANO}", "--use-replayssm"]'
+    assert found(chart('{{- include "chart.env" . | nindent 8 }}', args), "yaml") == []  # may write env:
+    assert found(chart("env:", "  {{- toYaml .Values.env | nindent 10 }}", args), "yaml") == []
+    resources = ("resources:", "  {{- toYaml .Values.r | nindent 10 }}")
+    assert found(chart(*resources, args), "yaml") == [(11, "RSM008")]  # resources: writes no environment
+    flow = args.replace('"--use-replayssm"]', '"--use-replayssm", {{ .Values.args }}]')
+    assert "assuming {{ .Values.args }} adds no ReplaySSM option" in messages(chart(flow), "yaml")["RSM008"]
+    assert found(chart(flow), "yaml", extra_args="open") == []
+    listed = chart("args:", "- --model", f"- {NANO}", "- --use-replayssm",
+                   "{{- toYaml .Values.extraArgs | nindent 8 }}")
+    assert "assuming {{- toYaml .Values.extraArgs | nindent 8 }} adds no" in messages(listed, "yaml")["RSM008"]
+    assert found(listed, "yaml", extra_args="open") == []
+    model = chart("args:", "- {{ .Values.model }}", "- --use-replayssm")  # one value: the model, unknown
+    assert found(model, "yaml") == [(11, "RSM008")] and "assuming" not in messages(model, "yaml")["RSM008"]
+    result = lint_text(chart(args), "yaml", LintConfig(vllm_version="0.33.0", inventory=True))
+    assert [n.label for n in result.launches] == ["vllm/vllm-openai:{{ .Values.tag }} entrypoint"]
+
+
+@pytest.mark.parametrize("write", [
+    'echo "VLLM_USE_V2_MODEL_RUNNER=0" >> "$GITHUB_ENV"', "echo VLLM_USE_V2_MODEL_RUNNER=0 >> $GITHUB_ENV",
+    "echo 'VLLM_USE_V2_MODEL_RUNNER=0' | tee -a ${GITHUB_ENV}", 'echo "VLLM_USE_${V}=0" >> "$GITHUB_ENV"',
+    'cat env.txt >> "$GITHUB_ENV"',
+])
+def test_github_env_written_by_an_earlier_step_is_the_later_steps_environment(write):
+    def workflow(*steps: str) -> str:
+        return "on: push\njobs:\n  serve:\n    runs-on: gpu\n    steps:\n" + \
+            "".join(f"      - run: {step}\n" for step in steps)
+
+    launch = f"vllm serve {NANO} --use-replayssm"
+    assert found(workflow(write, launch), "yaml") == []
+    literal = "${V}" not in write and "cat" not in write
+    assert found(workflow(write.replace("=0", "=1"), launch), "yaml") == ([(7, "RSM008")] if literal else [])
+    assert found(workflow(launch, write), "yaml") == [(6, "RSM008")]  # only later steps get it
+
+
+def test_github_expression_is_one_unknown_value_shown_as_written():
+    workflow = """
+    on: push
+    jobs:
+      serve:
+        runs-on: gpu
+        steps:
+          - run: vllm serve ${{ matrix.model }} --use-replayssm --mamba-backend flashinfer --disable-prefix-caching
+          - run: vllm serve ${{ matrix.model }} --use-replayssm
+    """
+    result = messages(workflow, "yaml")
+    assert list(result) == ["RSM008"] and "assuming" not in result["RSM008"] and "___" not in result["RSM008"]
+
+
+def test_bash_kernel_notebook_cells_are_shell():
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                     "source": [f"vllm serve {FALCON} --use-replayssm\n"]},
+                    {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                     "source": ["export VLLM_USE_V2_MODEL_RUNNER=0\n"]},
+                    {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                     "source": [f"vllm serve {NANO} --use-replayssm\n"]}],
+          "metadata": {"kernelspec": {"language": "bash", "name": "bash", "display_name": "Bash"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    findings = check_source(json.dumps(nb), "notebook", vllm_version="0.33.0")
+    assert sorted((f.span.cell, f.code) for f in findings) == [(0, "RSM001"), (0, "RSM008")]
+
+
+def test_blockquoted_fence_is_read_and_indented_code_is_listed():
+    page = (f"> Start it:\n>\n> ```bash\n> vllm serve {FALCON} --use-replayssm\n> ```\n\n"
+            f"    vllm serve {FALCON} --use-replayssm\n")
+    assert found(page, "markdown") == [(4, "RSM001"), (4, "RSM008")]
+    result = lint_text(page, "markdown", LintConfig(vllm_version="0.33.0", inventory=True))
+    assert [u.line for u in result.unrecognised] == [7]
+
+
+@pytest.mark.parametrize("kind, text", [
+    ("dockerfile", f"FROM vllm/vllm-openai:v0.33.0\nCMD [\"--model\", \"{NANO}\", \"--use-replayssm\"]\n"),
+    ("yaml", "services:\n  llm:\n    image: vllm/vllm-openai:v0.33.0\n"
+             f"    command: [\"--model\", \"{NANO}\", \"--use-replayssm\"]\n"),
+])
+def test_the_image_line_of_a_recognised_launch_is_not_listed_as_unrecognised(kind, text):
+    result = lint_text(text, kind, LintConfig(vllm_version="0.33.0", inventory=True))
+    assert len(result.launches) == 1 and result.unrecognised == []
+    alone = text.split("\n")[0] + "\n" if kind == "dockerfile" else text.rsplit("    command", 1)[0]
+    assert len(lint_text(alone, kind, LintConfig(vllm_version="0.33.0", inventory=True)).unrecognised) == 1

@@ -25,8 +25,8 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from ..model import Command
-from ._common import LineIndex, mask_doc_placeholders, placer, shell_commands, shift_command
+from ..model import Command, Span
+from ._common import LineIndex, doc_shell_commands, placer, relayed, shift_command
 from .dockerfile import commands_in_dockerfile
 
 _FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
@@ -88,7 +88,8 @@ def _blocks(text: str) -> list[_Block]:
     blocks: list[_Block] = []
     i = 0
     while i < len(lines):
-        line = lines[i]
+        quoted = _QUOTE.match(lines[i]) is not None
+        line = _unquoted(lines[i])
         m = _FENCE_OPEN.match(line)
         if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
             indent, fence, info = len(m.group(1)), m.group(2), m.group(3)
@@ -97,8 +98,10 @@ def _blocks(text: str) -> list[_Block]:
             content: list[str] = []
             indents: list[int] = []
             chars: list[list[int]] = []
-            while j < len(lines) and not close.match(lines[j]):
-                raw = lines[j].rstrip("\r")
+            while j < len(lines) and not close.match(_unquoted(lines[j]) if quoted else lines[j]):
+                if quoted and _QUOTE.match(lines[j]) is None:
+                    break  # the blockquote ended, and the fence with it
+                raw = (_unquoted(lines[j]) if quoted else lines[j]).rstrip("\r")
                 strip = min(indent, len(raw) - len(raw.lstrip(" ")))
                 content.append(raw[strip:])
                 indents.append(strip)
@@ -138,6 +141,31 @@ def _blocks(text: str) -> list[_Block]:
             continue
         i += 1
     return blocks
+
+
+#: the ``>`` markers of a blockquote line (nested ones included)
+_QUOTE = re.compile(r"^(?:[ ]{0,3}>[ ]?)+")
+
+
+def _unquoted(line: str) -> str:
+    """A blockquote line with its ``>`` markers blanked (same length, so columns stay)."""
+    m = _QUOTE.match(line)
+    return " " * m.end() + line[m.end():] if m else line
+
+
+#: an indented code block's line (four spaces), outside fences
+_INDENTED_CODE = re.compile(r"^(?: {4}|\t)\S")
+
+
+def _indented_code_lines(text: str, fenced: set[int]) -> list[tuple[int, str]]:
+    """(file line, text) of indented code block lines: not read as launches (a list item's
+    continued paragraph is indented too) but listed as lines that look like one."""
+    lines = text.split("\n")
+    out = []
+    for k, line in enumerate(lines):
+        if k + 1 not in fenced and _INDENTED_CODE.match(line) and not line.lstrip().startswith(("-", "*", "+")):
+            out.append((k + 1, line.strip()))
+    return out
 
 
 def _first_word(line: str) -> str:
@@ -192,6 +220,11 @@ def _prompted(block: _Block) -> tuple[list[str], bool]:
     return out, found
 
 
+def is_python(source: str) -> bool:
+    """Whether ``source`` parses as Python."""
+    return _is_python(source)
+
+
 def _is_python(source: str) -> bool:
     try:
         ast.parse(source)
@@ -230,6 +263,9 @@ def _judge(block: _Block) -> _Judged:
             return _Judged("python", block.lines)
         if lang in _PYTHON_LANGS:
             return _Judged("", [])
+    elif lang in _PYTHON_LANGS and _ENGINE_CALL.search(body) \
+            and not any(_starts_command(ln) for ln in _logical_lines(block.lines)):
+        return _Judged("python", block.lines)  # a launch that does not parse: reported, not dropped
     if any(_starts_command(ln) for ln in _logical_lines(block.lines)):
         return _Judged("shell", block.lines)
     return _Judged("", [])
@@ -245,7 +281,9 @@ def _looks_like_dockerfile(lines: list[str]) -> bool:
 def code_lines_of_markdown(text: str) -> list[tuple[int, str]]:
     """(file line, text) of every line inside a code block (prose is never a launch)."""
     try:
-        return [(b.line + k, line) for b in _blocks(text) for k, line in enumerate(b.lines)]
+        fenced = [(b.line + k, line) for b in _blocks(text) for k, line in enumerate(b.lines)]
+        inside = {line for line, _ in fenced} | {b.line - 1 for b in _blocks(text)}
+        return fenced + _indented_code_lines(text, inside)
     except Exception:
         return []
 
@@ -332,7 +370,7 @@ def _shell_block(block: _Block, lines: list[str], index: LineIndex,
     first = index.starts[min(block.line - 1, len(index.starts) - 1)]
     fallback = index.span(first, first)
     place = placer(script, chars, index, fallback)
-    return shell_commands(mask_doc_placeholders(script), place, None, base_dir)
+    return doc_shell_commands(script, place, None, base_dir, prose=True)
 
 
 def yaml_blocks_of_markdown(text: str) -> list[tuple[int, str, list[int]]]:
@@ -350,11 +388,16 @@ def yaml_blocks_of_markdown(text: str) -> list[tuple[int, str, list[int]]]:
 
 def _delegate(block: _Block, kind: str, base_dir: str | None) -> list[Command]:
     body = "\n".join(block.lines) + "\n"
-    found = commands_in_dockerfile(body, base_dir=base_dir)
     indents = block.indents
 
     def col_offset(line: int) -> int:
         k = line - 1
         return indents[k] if 0 <= k < len(indents) else 0
 
+    def move(span: Span) -> Span:
+        return Span(span.line + block.line - 1, span.col + col_offset(span.line),
+                    span.end_line + block.line - 1, span.end_col + col_offset(span.end_line))
+
+    with relayed(move):
+        found = commands_in_dockerfile(body, base_dir=base_dir)
     return [shift_command(c, block.line - 1, col_offset) for c in found]

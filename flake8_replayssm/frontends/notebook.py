@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Command, Span, Word
-from ._common import LineIndex, mask_doc_placeholders, merge_context, placer, shell_commands
+from ._common import LineIndex, doc_shell_commands, merge_context, placer
 
 _SHELL_CELL = re.compile(r"^%%(bash|sh|script\s+(?:\S*/)?(?:bash|sh|zsh|dash))\b")
 _PY_CELL = re.compile(r"^%%(capture|time|timeit|prun|debug|python3?|pypy|memit)\b")
@@ -46,6 +46,8 @@ class _ShellPart:
     first_line: int  # 1-based line in the cell of the text's first line
     env: dict[str, Word] = field(default_factory=dict)  # %env / os.environ set before it
     source: str = ""  # the whole cell
+    #: variables an earlier cell of a shell kernel may have set (its shell lives on)
+    env_open_ended: bool = False
 
 
 @dataclass
@@ -54,17 +56,50 @@ class _Scan:
     python: list[tuple[int, str]] = field(default_factory=list)
 
 
-def _cells(text: str) -> list[Any]:
+def _notebook(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except Exception:
-        return []
-    if not isinstance(data, dict):
-        return []
-    cells = data.get("cells")
-    if not isinstance(cells, list):
-        return []
-    return cells
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _cells(text: str) -> list[Any]:
+    cells = _notebook(text).get("cells")
+    return cells if isinstance(cells, list) else []
+
+
+#: kernels whose code cells are shell scripts (bash_kernel, zsh and sh kernels)
+_SHELL_KERNELS = frozenset({"bash", "sh", "zsh", "shell"})
+
+
+def _runs_shell(text: str) -> bool:
+    """Whether the notebook's kernel is a shell (its code cells are shell, not Python)."""
+    metadata = _notebook(text).get("metadata")
+    if not isinstance(metadata, dict):
+        return False
+    names = []
+    for key, field_name in (("kernelspec", "language"), ("language_info", "name"), ("kernelspec", "name")):
+        section = metadata.get(key)
+        if isinstance(section, dict) and isinstance(section.get(field_name), str):
+            names.append(section[field_name].lower())
+    return bool(names) and names[0] in _SHELL_KERNELS
+
+
+def _shell_kernel_scan(text: str) -> _Scan:
+    """A shell kernel's notebook: each code cell is a script (its ``!`` would be a shell's ``!``)."""
+    scan = _Scan()
+    assigned = False
+    for index, cell in enumerate(_cells(text)):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = _source(cell)
+            scan.parts.append(_ShellPart(index, source, 1, {}, source, env_open_ended=assigned))
+            assigned = assigned or bool(_SHELL_ASSIGNMENT.search(source))
+    return scan
+
+
+#: a shell line that sets a variable a later cell's commands may run with
+_SHELL_ASSIGNMENT = re.compile(r"^\s*(?:export|declare|typeset|source|\.)\s|^\s*[A-Za-z_][A-Za-z0-9_]*=", re.M)
 
 
 def _source(cell: Any) -> str:
@@ -75,6 +110,8 @@ def _source(cell: Any) -> str:
 
 
 def _scan(text: str) -> _Scan:
+    if _runs_shell(text):
+        return _shell_kernel_scan(text)
     scan = _Scan()
     env: dict[str, Word] = {}
     for index, cell in enumerate(_cells(text)):
@@ -164,6 +201,12 @@ def markdown_cells_of_notebook(text: str) -> list[tuple[int, str]]:
         return []
 
 
+def code_cells_of_notebook(text: str) -> list[int]:
+    """The index of every code cell (whatever its kernel runs)."""
+    return [index for index, cell in enumerate(_cells(text))
+            if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+
+
 def python_cells_of_notebook(text: str) -> list[tuple[int, str]]:
     """``(cell index, Python source)`` of every code cell, IPython lines blanked."""
     try:
@@ -187,8 +230,9 @@ def commands_in_notebook(text: str, *, path: str | None = None,
             chars = list(range(offset, offset + len(part.text)))
             fallback = Span(part.first_line, 0, part.first_line, 0, cell=part.cell)
             place = placer(part.text, chars, lines, fallback, cell=part.cell)
-            for command in shell_commands(mask_doc_placeholders(part.text), place, dict(part.env), base_dir):
-                out.append(merge_context(command, env=part.env, base_dir=base_dir))
+            for command in doc_shell_commands(part.text, place, dict(part.env), base_dir):
+                out.append(merge_context(command, env=part.env, env_open_ended=part.env_open_ended,
+                                         base_dir=base_dir))
         except Exception:
             continue
     return out

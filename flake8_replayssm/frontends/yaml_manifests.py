@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 from typing import Any, Callable
 
 from ..config_files import MAX_EXPANDED_NODES, expanded_size
@@ -96,6 +97,49 @@ def mask_templates(text: str) -> str:
                          else m.group(0), text)
 
 
+#: template actions that write nothing themselves (control flow, comments, assignments)
+_SILENT_ACTION = re.compile(r"{{-?\s*(?:if|else|end|with|range|define|block|break|continue|/\*|\$\w+\s*:?=)\b")
+_STAND_IN = re.compile(r"__RSMTPL_+")
+
+
+_BLOCK_ACTION = re.compile(r"{{-?\s*(if|with|range|define|block|end)\b")
+#: a template value that names arguments, not one value (``{{ .Values.extraArgs }}``)
+_ARGUMENTS_NAME = re.compile(r"(?i)arg|flag|option|param|extra")
+
+
+def ranged_lines(text: str) -> set[int]:
+    """0-based lines inside a ``{{ range }}`` ... ``{{ end }}`` block: a list item there is
+    written once per element, as many arguments as the values hold."""
+    if "range" not in text:
+        return set()
+    out: set[int] = set()
+    stack: list[str] = []
+    for line_no, line in enumerate(text.split("\n")):
+        if "range" in stack:
+            out.add(line_no)
+        for match in _BLOCK_ACTION.finditer(line):
+            if match.group(1) == "end":
+                if stack:
+                    stack.pop()
+            else:
+                stack.append(match.group(1))
+    return out
+
+
+def template_lines(text: str) -> dict[int, int]:
+    """0-based line -> indentation of each line that is only a template action writing YAML of
+    its own (``{{- toYaml .Values.env | nindent 10 }}``, ``{{- include "args" . }}``): what it
+    writes is unseen where it stands (:func:`mask_templates` blanks it)."""
+    if "{{" not in text:
+        return {}
+    out: dict[int, int] = {}
+    for match in _TEMPLATE_LINE.finditer(text):
+        line = match.group(0)
+        if not _SILENT_ACTION.match(line.strip()):
+            out[text.count("\n", 0, match.start())] = len(line) - len(line.lstrip())
+    return out
+
+
 # ---------------------------------------------------------------------------
 # node helpers
 # ---------------------------------------------------------------------------
@@ -158,17 +202,42 @@ def _text(node: Any) -> str | None:
 class _Doc:
     """One YAML text: positions and scalar alignment."""
 
-    def __init__(self, text: str, base_dir: str | None) -> None:
+    def __init__(self, text: str, base_dir: str | None, original: str | None = None) -> None:
         self.text = text
         self.lines = LineIndex(text)
         self.base_dir = base_dir
         self.consumed: set[int] = set()
+        #: the text before template actions were masked, and its template-only lines
+        self.original = original if original is not None and len(original) == len(text) else text
+        self.templates = template_lines(self.original) if self.original is not text else {}
+        self.ranged = ranged_lines(self.original) if self.templates or "{{" in self.original else set()
+
+    def as_written(self, node: Any) -> str | None:
+        """A scalar's value with its template actions as written (``vllm/vllm-openai:{{ .Values.tag }}``),
+        for what is shown to the user; the value PyYAML read when they cannot be placed."""
+        value = _text(node)
+        if value is None or "__RSMTPL" not in value:
+            return value
+        chars = self.chars(node)
+        if chars is None or len(chars) != len(value):
+            return value
+        return "".join(self.original[k] for k in chars)
+
+    def written(self, node: Any) -> str:
+        """A node as written in the file (template actions included)."""
+        return self.original[node.start_mark.index:node.end_mark.index]
 
     def span(self, node: Any) -> Span:
         return self.lines.span(node.start_mark.index, node.end_mark.index)
 
     def tok(self, node: Any) -> Tok:
         value = _text(node)
+        if value is not None and _STAND_IN.fullmatch(value.strip()):
+            # `- {{ . }}` in a `range`, `[..., {{ .Values.args }}]`: arguments the chart adds;
+            # `- {{ .Values.model }}`: one value, unknown
+            written = self.written(node).strip()
+            many = node.start_mark.line in self.ranged or bool(_ARGUMENTS_NAME.search(written))
+            return Tok(None, self.span(node), None, many, written)
         return Tok(value, self.span(node), self.chars(node) if value is not None else None)
 
     def chars(self, node: Any) -> list[int] | None:
@@ -306,9 +375,9 @@ def commands_in_yaml(text: str, *, path: str | None = None,
     parsed = _documents(text)
     if parsed is None:
         return []
-    text, docs = parsed
+    masked, docs = parsed
     out: list[Command] = []
-    doc = _Doc(text, base_dir)
+    doc = _Doc(masked, base_dir, text)
     for root in docs:
         try:
             out += _commands_in_document(root, doc)
@@ -442,22 +511,50 @@ def _image_of(node: Any) -> str | None:
     return None
 
 
+def _templated_keys(node: Any, doc: _Doc) -> dict[str, list[Tok]]:
+    """Where a mapping's template-only lines write: key -> an unseen word per line inside that
+    key's value, ``""`` -> lines at the mapping's own level (they may add any key)."""
+    if not doc.templates or not _is_map(node):
+        return {}
+    keys = sorted(((k.start_mark.line, k.start_mark.column, key) for key, k, _ in _items(node)
+                   if k.start_mark.line >= node.start_mark.line), key=lambda item: item[0])
+    if not keys:
+        return {}
+    out: dict[str, list[Tok]] = {}
+    last = node.end_mark.line
+    for line, indent in doc.templates.items():
+        if not keys[0][0] < line <= last:
+            continue
+        key_line, key_col, key = max((k for k in keys if k[0] < line), key=lambda k: k[0])
+        value = _get(node, key)
+        inside = indent > key_col or (indent == key_col and _is_seq(value)
+                                      and value.start_mark.column == key_col)
+        start = doc.lines.index(line + 1, indent)
+        text = doc.original[start:].split("\n", 1)[0].rstrip()
+        owner = key if inside and not (_is_scalar(value) and value.tag != _NULL) else ""
+        out.setdefault(owner, []).append(Tok(None, doc.lines.span(start, start + len(text)), None, True,
+                                             text.strip()))
+    return out
+
+
 def _container(node: Any, doc: _Doc) -> list[Command]:
     command, args = _get(node, "command"), _get(node, "args")
     env, _ = _env_list(_get(node, "env"), doc)
-    open_ended = _get(node, "envFrom") is not None
-    image = _text(_get(node, "image"))
+    templated = _templated_keys(node, doc)
+    # a template writing env:, envFrom: or any key of the container: its environment is unseen
+    open_ended = _get(node, "envFrom") is not None or any(k in templated for k in ("env", "envFrom", ""))
+    image = doc.as_written(_get(node, "image"))
     vllm = image_for_command(image) if image and is_vllm_image(image) else None
 
     def expand(toks: list[Tok]) -> list[Tok]:
         out = []
         for t in toks:
             new = _k8s_expand(t.text, env, open_ended)
-            out.append(t if new == t.text else Tok(new, t.span, None))
+            out.append(t if new == t.text else replace(t, text=new, chars=None))
         return out
 
-    cmd_toks = expand(_seq_toks(command, doc)) if command is not None else []
-    arg_toks = expand(_seq_toks(args, doc)) if args is not None else []
+    cmd_toks = expand(_seq_toks(command, doc)) + templated.get("command", []) if command is not None else []
+    arg_toks = expand(_seq_toks(args, doc)) + templated.get("args", []) if args is not None else []
     if command is None:
         if not arg_toks:
             return []
@@ -624,8 +721,8 @@ def _vllm_image_of(node: Any) -> str | None:
     return image_for_command(text) if text and is_vllm_image(text) else None
 
 
-def _script_commands(node: Any, doc: _Doc, env: dict[str, Word], *,
-                     mask_gha: bool = False, image: str | None = None) -> list[Command]:
+def _script_commands(node: Any, doc: _Doc, env: dict[str, Word], *, mask_gha: bool = False,
+                     image: str | None = None, env_open_ended: bool = False) -> list[Command]:
     """A scalar (or list of scalars) that a POSIX shell runs."""
     if _is_seq(node):
         doc.consumed.add(id(node))
@@ -650,7 +747,56 @@ def _script_commands(node: Any, doc: _Doc, env: dict[str, Word], *,
         script = _mask_expressions(script)
     place = placer(script, script_chars, doc.lines, fallback)
     found = shell_commands(script, place, env, doc.base_dir)
-    return [merge_context(c, env=env, image=image, base_dir=doc.base_dir) for c in found]
+    if mask_gha:
+        found = [_expressions_as_values(c, doc) for c in found]
+    return [merge_context(c, env=env, env_open_ended=env_open_ended, image=image, base_dir=doc.base_dir)
+            for c in found]
+
+
+_MASKED_EXPRESSION = re.compile(r"\$\{_+\}")
+
+
+def _expressions_as_values(command: Command, doc: _Doc) -> Command:
+    """A ``${{ expr }}`` word is one unknown value (Actions substitutes it before the shell
+    runs), not extra arguments, and it is shown as written."""
+    words = []
+    for word in command.words:
+        if word.label is not None and _MASKED_EXPRESSION.search(word.label) and word.span.source is None:
+            start = doc.lines.index(word.span.line, word.span.col)
+            written = doc.original[start:doc.lines.index(word.span.end_line, word.span.end_col)]
+            word = Word(None, word.span, False, written.strip() or word.label)
+        words.append(word)
+    return replace(command, words=words)
+
+
+#: ``echo "NAME=value" >> "$GITHUB_ENV"`` (or ``| tee -a $GITHUB_ENV``): a variable later steps get
+_GITHUB_ENV_LINE = re.compile(
+    r"""^\s*echo\s+(?P<q>["']?)(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>[^"'$`\\\s]*)(?P=q)\s*"""
+    r"""(?:>>\s*|\|\s*tee\s+(?:-a|--append)\s+)(?P<file>"\$\{?GITHUB_ENV\}?"|\$\{?GITHUB_ENV\}?)"""
+    r"""\s*(?:>\s*/dev/null\s*)?$""")
+
+
+def _github_env_writes(run: Any, doc: _Doc) -> tuple[dict[str, Word], bool]:
+    """What a step's ``run`` writes to ``$GITHUB_ENV`` for the steps after it: literal
+    ``NAME=value`` lines, and whether it writes anything else there (then unknown)."""
+    script = _text(run) if _is_scalar(run) else None
+    if script is None or "GITHUB_ENV" not in script:
+        return {}, False
+    chars = doc.chars(run)
+    written: dict[str, Word] = {}
+    unknown = False
+    offset = 0
+    for line in script.split("\n"):
+        match = _GITHUB_ENV_LINE.match(line)
+        if match is not None:
+            a, b = offset + match.start("value"), offset + match.end("value")
+            span = doc.lines.span(chars[a], chars[b - 1] + 1) if chars and b > a and b <= len(chars) \
+                else doc.span(run)
+            written[match.group("name")] = Word(match.group("value"), span)
+        elif "GITHUB_ENV" in line:
+            unknown = True
+        offset += len(line) + 1
+    return written, unknown
 
 
 def _actions_workflow(root: Any, jobs: Any, doc: _Doc) -> list[Command]:
@@ -675,6 +821,8 @@ def _actions_steps(steps: Any, env: dict[str, Word], shell: str | None, doc: _Do
     out: list[Command] = []
     if not _is_seq(steps):
         return out
+    exported: dict[str, Word] = {}  # written to $GITHUB_ENV by an earlier step
+    exported_unknown = False
     for step in steps.value:
         run = _get(step, "run")
         if run is None:
@@ -683,8 +831,11 @@ def _actions_steps(steps: Any, env: dict[str, Word], shell: str | None, doc: _Do
         if step_shell.split()[0].startswith(_NON_POSIX):
             doc.consumed.add(id(run))
             continue
-        step_env = {**env, **_env_map(_get(step, "env"), doc, _GHA_EXPR)}
-        out += _script_commands(run, doc, step_env, mask_gha=True, image=image)
+        step_env = {**env, **exported, **_env_map(_get(step, "env"), doc, _GHA_EXPR)}
+        out += _script_commands(run, doc, step_env, mask_gha=True, image=image, env_open_ended=exported_unknown)
+        written, unknown = _github_env_writes(run, doc)
+        exported.update(written)
+        exported_unknown = exported_unknown or unknown
     return out
 
 
