@@ -19,6 +19,7 @@ not start vLLM.
 
 from __future__ import annotations
 
+import bisect
 import json
 import posixpath
 import re
@@ -549,10 +550,8 @@ class _Parser:
 
     def abbreviation(self, head: str) -> Any:
         """argparse's allow_abbrev: a unique prefix of one long option stands for it."""
-        matches = [o for o in self.know.long_options if o[2:].startswith(head)]
-        if len(matches) != 1:
-            return None
-        return self.by_cli_name.get(matches[0][2:])
+        name = _abbreviated(self.know, head)
+        return self.by_cli_name.get(name) if name is not None else None
 
     def known_option(self, args: list[Word], i: int, name: str, kind: str, spelling: str,
                      inline: str | None) -> int:
@@ -661,6 +660,28 @@ class _Parser:
         launch.release_hint = image_release(self.entry.image)
 
 
+#: per Knowledge (by id, the object kept alive with it): its long option names sorted, and
+#: the abbreviations already looked up (a hostile command repeats one unknown flag 500,000 times)
+_ABBREVIATIONS: dict[int, tuple[Knowledge, list[str], dict[str, str | None]]] = {}
+
+
+def _abbreviated(know: Knowledge, head: str) -> str | None:
+    """The one long option name (without ``--``) that ``head`` is a prefix of, else None."""
+    entry = _ABBREVIATIONS.get(id(know))
+    if entry is None or entry[0] is not know:
+        entry = _ABBREVIATIONS[id(know)] = (know, sorted(o[2:] for o in know.long_options), {})
+    _, names, seen = entry
+    if head in seen:
+        return seen[head]
+    at = bisect.bisect_left(names, head)
+    unique = at < len(names) and names[at].startswith(head) \
+        and not (at + 1 < len(names) and names[at + 1].startswith(head))
+    found = names[at] if unique else None
+    if len(seen) < 4096:
+        seen[head] = found
+    return found
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -684,6 +705,8 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
             return None
         if entry.image is None and command.image is not None:
             entry.image = command.image
+    if _exits_before_launch(entry.args):
+        return None
     reader = read_config or (config_files.reader_with_files(command.files) if command.files
                              else config_files.read_config_file)
     parser = _Parser(entry, know, command.base_dir, reader)
@@ -691,6 +714,23 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
     launch.env_open_ended = command.env_open_ended or entry.env_open_ended
     launch.group = command.group
     return launch
+
+
+#: words after which argparse exits before vLLM validates anything: ``-h``/``--help`` print the
+#: help (``--help=KEYWORD`` searches it), ``--version`` prints the version on the top-level ``vllm``
+#: parser and is an unrecognized argument (exit 2) anywhere else
+_HELP_WORDS = frozenset({"-h", "--help", "--version"})
+
+
+def _exits_before_launch(args: Sequence[Word]) -> bool:
+    """Whether ``args`` ask for help or the version: such a command starts no engine."""
+    for word in args:
+        text = word.text
+        if text == "--":
+            return False
+        if text is not None and (text in _HELP_WORDS or text.startswith("--help=")):
+            return True
+    return False
 
 
 def _image_command(words: Sequence[Word], know: Knowledge) -> bool:

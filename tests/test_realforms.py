@@ -39,10 +39,15 @@ def messages(text: str, kind: str = "shell", release: str = "0.33.0", **config) 
     (f"vllm serve {NANO} --use-replayssm ${{VLLM_ARGS:-}}", "${VLLM_ARGS:-}"),
     (f'vllm serve {NANO} --use-replayssm ${{SPEC:+--speculative-config "$SPEC"}}',
      '${SPEC:+--speculative-config "$SPEC"}'),
-    (f'ARGS=("$@")\nvllm serve {NANO} --use-replayssm "${{ARGS[@]}}"', '"${ARGS[@]}"'),
+    # an array's unseen element is named as its assignment wrote it
+    (f'ARGS=("$@")\nvllm serve {NANO} --use-replayssm "${{ARGS[@]}}"', '"$@"'),
+    (f'ARGS=(--use-replayssm)\nARGS+=("$@")\nvllm serve {NANO} "${{ARGS[@]}}"', '"$@"'),
+    (f'ARGS=(--use-replayssm $EXTRA_ARGS)\nvllm serve {NANO} "${{ARGS[@]}}"', '$EXTRA_ARGS'),
+    (f'ARGS=(--use-replayssm "${{EXTRA[@]}}")\nvllm serve {NANO} "${{ARGS[@]}}"', '"${EXTRA[@]}"'),
 ])
 def test_unseen_shell_arguments_add_nothing_and_the_message_says_so(launch, label):
-    assert found(launch) == [(launch.count("\n") + 1, "RSM008")]
+    flag_line = launch[:launch.index("--use-replayssm")].count("\n") + 1
+    assert found(launch) == [(flag_line, "RSM008")]
     assert f"assuming {label} adds no ReplaySSM option" in messages(launch)["RSM008"]
     assert found(launch, extra_args="open") == []  # the strict reading
 
@@ -518,7 +523,8 @@ def test_shell_values_from_branches_are_that_set(script, expected):
 
 
 @pytest.mark.parametrize("script,expected", [
-    # a sweep over models that all fail: the launch in the body fails for each
+    # a sweep over models: the body is read once per listed word, each reading its own launch
+    # (findings of several readings at one place are one finding)
     (f"""
     for m in {FALCON} tiiuae/Falcon-H1-34B-Instruct; do
       vllm serve "$m" --use-replayssm --port 8000
@@ -531,12 +537,17 @@ def test_shell_values_from_branches_are_that_set(script, expected):
       VLLM_USE_V2_MODEL_RUNNER=0 vllm serve $m --use-replayssm
     done
     """, [(3, "RSM001")]),
-    # one value passes: not every reading fails, so nothing is reported
+    # a loop launches every value: the Falcon launch fails although the Nemotron-H one passes
     (f"""
     for m in {FALCON} {NANO}; do
       VLLM_USE_V2_MODEL_RUNNER=0 vllm serve $m --use-replayssm
     done
-    """, []),
+    """, [(2, "RSM001")]),
+    # each value is read in the body, also through a function the body calls
+    (f"""
+    serve() {{ VLLM_USE_V2_MODEL_RUNNER=0 vllm serve "$1" --use-replayssm; }}
+    for m in {NANO} {FALCON}; do serve "$m"; done
+    """, [(1, "RSM001")]),
     # values the file does not show: the model stays unknown (no RSM001)
     ("""
     for m in "$@"; do
@@ -837,3 +848,17 @@ def test_template_placeholders_in_a_script_are_unknown_values_not_a_lost_command
     """
     notes = messages(document, "yaml", "0.28.0")
     assert sorted(notes) == ["RSM001"]  # the JSON is completed by the template: unknown, not RSM106
+
+
+# -- asking for help or the version starts no engine ----------------------------------------
+@pytest.mark.parametrize("launch", [
+    f"vllm serve {FALCON} --use-replayssm --help",
+    f"vllm serve {FALCON} --use-replayssm -h",
+    f"vllm serve {FALCON} --use-replayssm --help=replayssm",
+    f"vllm serve {FALCON} --use-replayssm --version",
+    f"vllm --version serve {FALCON} --use-replayssm",
+    f"python -m vllm.entrypoints.openai.api_server --model {FALCON} --use-replayssm --help",
+    f"docker run vllm/vllm-openai:v0.33.0 --model {FALCON} --use-replayssm -h",
+])
+def test_help_or_version_is_not_a_launch(launch):
+    assert found(launch) == []

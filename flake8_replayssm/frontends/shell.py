@@ -367,6 +367,8 @@ def _same(a: _Var | None, b: _Var | None) -> bool:
 #: a variable whose value grows past this (`A="$A $A"` doubling) is unknown from then on
 _MAX_VALUE_CHARS = 65_536
 _MAX_VALUE_ITEMS = 4_096
+#: how the words of a command past _MAX_VALUE_ITEMS are named (in the assumption note)
+_CUT_WORDS = "the rest of the command"
 
 
 def _too_large(kind: str, value: Any) -> bool:
@@ -633,7 +635,10 @@ class _Acc:
             elif f.l is None:
                 if k:
                     self._break()
+                fresh = self.cur is None or (self.cur.adds == 0 and not self.cur.parts)
                 self.unknown(True, False, f.loc)
+                if fresh:
+                    self._b().elem = f
             else:
                 if k:
                     self._break()
@@ -666,6 +671,8 @@ class _Ctx:
         self.seen: dict[int, int] = {}     # choices met while reading, with their sizes
         self.choices_unknown = False       # too many combinations: every choice is unknown
         self.groups = itertools.count(1)
+        #: how many times the loop bodies being read are read (nested loops over listed words)
+        self.loop_readings = 1
         #: parts of the text not followed because a bound was hit: (file range, why)
         self.not_followed: list[tuple[tuple[int, int], str]] = []
 
@@ -792,12 +799,19 @@ class _Shell:
 
     def stmt(self, n: Any) -> None:
         if self.depth > _MAX_DEPTH:
+            self.too_deep(n)
             return
         self.depth += 1
         try:
             self._stmt(n)
         finally:
             self.depth -= 1
+
+    def too_deep(self, n: Any) -> None:
+        """The nesting bound was hit at ``n``: say so once, at the construct whose contents are
+        not followed (its parent: the siblings cut there are one part)."""
+        where = n.parent if n.parent is not None else n
+        self.ctx.bounded(self.node_loc(where), f"shell nesting deeper than {_MAX_DEPTH} levels")
 
     def _stmt(self, n: Any) -> None:
         t = n.type
@@ -978,35 +992,54 @@ class _Shell:
         scope.merge(branches, exhaustive)
 
     def loop(self, n: Any) -> None:
+        """A loop's body, read once per value of ``for m in a b c`` (each value is launched:
+        its own launch, the way a function called twice is read twice), else once with the
+        loop variable unknown.  What the body sets is unknown after the loop (it repeats)."""
         scope = self.scope
-        scope.push("branch")
         var = n.child_by_field_name("variable")
-        if var is not None:
-            self.set_loop_variable(n, var)
+        values = self.loop_values(n) if var is not None else None
+        frames: list[dict[str, _Var]] = []
+        outer = self.ctx.loop_readings
+        self.ctx.loop_readings = outer * len(values or [None])
+        try:
+            for value in values or [None]:
+                scope.push("branch")
+                if var is not None:
+                    self.set_loop_variable(var, value)
+                self.loop_body(n)
+                frames.append(scope.pop())
+        finally:
+            self.ctx.loop_readings = outer
+        scope.merge(frames, exhaustive=False, choices=False)
+
+    def loop_body(self, n: Any) -> None:
         for k, c in enumerate(n.children):
             if not c.is_named or n.field_name_for_child(k) in ("variable", "value"):
                 continue
             if n.type == "c_style_for_statement" and c.type != "do_group" and c.type != "compound_statement":
                 continue
             self.stmt(c)
-        scope.merge([scope.pop()], exhaustive=False, choices=False)
 
-    def set_loop_variable(self, n: Any, var: Any) -> None:
-        """``for m in a b c``: in the body, ``$m`` is one of the listed words (a finite set,
-        DESIGN.md), when they are few and all known; anything else leaves it unknown."""
+    def loop_values(self, n: Any) -> list[_L] | None:
+        """The words of ``for m in a b c`` when they are few and all known (and reading the body
+        once per word keeps nested loops within _MAX_COMBINATIONS readings); else None."""
         words = [c for k, c in enumerate(n.children) if n.field_name_for_child(k) == "value"]
         fields = [f for group in self._groups(words) for f in self.expand(group)] if words else []
         if not fields or len(fields) > _MAX_CHOICES or any(f.l is None or f.splat for f in fields):
-            self.set_unknown(self.raw(var), var)
+            return None
+        if self.ctx.loop_readings * len(fields) > _MAX_COMBINATIONS:
+            return None
+        return [f.l for f in fields if f.l is not None]
+
+    def set_loop_variable(self, var: Any, value: _L | None) -> None:
+        """``$m`` in one reading of the body: the listed word, or unknown."""
+        name = self.raw(var)
+        if value is None:
+            self.set_unknown(name, var)
             return
-        values = [_Var("scalar", f.l, f.loc) for f in fields]
-        choice = values[0] if len(values) == 1 else _choice(list(values))
-        if choice is None:
-            self.set_unknown(self.raw(var), var)
-            return
-        before = self.scope.lookup(self.raw(var))
-        self.scope.set(self.raw(var), choice.with_(loc=self.node_loc(var), exported=self._exported(before),
-                                                   env=bool(before and before.env)))
+        before = self.scope.lookup(name)
+        self.scope.set(name, _Var("scalar", value, self.node_loc(var), exported=self._exported(before),
+                                  env=bool(before and before.env)))
 
     def redirected(self, n: Any) -> None:
         body = n.child_by_field_name("body")
@@ -1273,6 +1306,8 @@ class _Shell:
                 if known_parts:
                     partial = "".join(p.text if p is not None else UNKNOWN_PART for p in b.parts)
                 label = self.written[self.c(group[0].start_byte):self.c(group[-1].end_byte)]
+                if b.elem is not None and b.adds == 1 and b.elem.label:
+                    label = b.elem.label  # an array's unseen element: as its assignment wrote it
                 out.append(_Field(None, b.splat, loc, partial, _join(b.shadow, ""), label))
             else:
                 joined = _join([p for p in b.parts if p is not None], "")
@@ -1284,6 +1319,7 @@ class _Shell:
 
     def emit(self, n: Any, acc: _Acc, quoted: bool) -> None:
         if self.depth > _MAX_DEPTH:
+            self.too_deep(n)
             acc.unknown(not quoted, quoted)
             return
         self.depth += 1
@@ -1628,10 +1664,11 @@ class _Shell:
                 return var.kind, value
             return "unset", None
         fields: list[_Field] = [
-            _Field(f.l.relocate(*where) if f.l is not None else None, f.splat, f.loc) for f in var.value]
+            _Field(f.l.relocate(*where) if f.l is not None else None, f.splat, f.loc, label=f.label)
+            for f in var.value]
         if index in ("@", "*"):
-            if any(f.splat for f in fields):
-                return "unknown", None
+            # known elements stay words; an unseen splat element (`ARGS+=("$@")`) stays one
+            # unseen extra-arguments word among them
             return "array", fields
         if index is None or index.isdigit():
             k = int(index or 0)
@@ -1746,8 +1783,11 @@ class _Shell:
                 self.assign(c)
             return
         fields: list[_Field] = []
-        for group in self._groups(arg_nodes):
+        groups, cut = self._bounded_words(self._groups(arg_nodes))
+        for group in groups:
             fields.extend(self.expand(group))
+        if cut is not None:
+            fields.append(_Field(None, True, cut, label=_CUT_WORDS))
         words = [self.word(f) for f in fields]
         # prefix assignments: in the command's environment (each sees the ones before it),
         # not in its words and not in the shell after it
@@ -1768,6 +1808,17 @@ class _Shell:
         finally:
             prefix_frame = scope.pop()
         self.after_words(n, words, fields, prefix_env, prefix_frame, heredoc)
+
+    def _bounded_words(self, groups: list[list[Any]]) -> tuple[list[list[Any]], tuple[int, int] | None]:
+        """A command's words up to the bound a variable's value has (a hostile one-line command
+        of 500,000 words), and where the rest is: it is reported not followed and read as one
+        unseen word, like extra arguments."""
+        if len(groups) <= _MAX_VALUE_ITEMS:
+            return groups, None
+        rest = groups[_MAX_VALUE_ITEMS:]
+        cut = self.loc(self.c(rest[0][0].start_byte), self.c(rest[-1][-1].end_byte))
+        self.ctx.bounded(cut, f"a command of more than {_MAX_VALUE_ITEMS} words")
+        return groups[:_MAX_VALUE_ITEMS], cut
 
     def _worth_reading(self, n: Any, heredoc: Any) -> bool:
         """Cheap test: can this command be a launch or change what we know?"""
