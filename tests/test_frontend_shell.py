@@ -746,3 +746,9 @@ def test_e2e_comments_only_fixture_has_no_replayssm_launch():
     found = launches(FIXTURES / "comments_only.sh")
     assert [launch.model.value for launch in found] == ["nvidia/Nemotron-H-8B-Base-8K"]
     assert "use_replayssm" not in found[0].options
+
+
+def test_an_sbatch_export_directive_is_in_the_environment_placed_on_its_value():
+    c = only(f"#!/bin/bash\n#SBATCH --export=ALL,VLLM_USE_V2_MODEL_RUNNER=0,HF_HOME\nvllm serve {NANO}\n")
+    assert c.env["VLLM_USE_V2_MODEL_RUNNER"].text == "0"
+    assert at(c.env["VLLM_USE_V2_MODEL_RUNNER"]) == (2, 46, 2, 47)

@@ -862,3 +862,58 @@ def test_template_placeholders_in_a_script_are_unknown_values_not_a_lost_command
 ])
 def test_help_or_version_is_not_a_launch(launch):
     assert found(launch) == []
+
+
+# -- wrappers that set the launched command's environment (data/launchers.toml env_options) -----
+V1 = "VLLM_USE_V2_MODEL_RUNNER=0"
+
+
+@pytest.mark.parametrize("launch,expected", [
+    # the wrapper sets the variable: Model Runner V1, no RSM008
+    (f"srun --export=ALL,{V1} vllm serve {NANO} --use-replayssm", []),
+    (f"srun --export {V1} vllm serve {NANO} --use-replayssm", []),
+    (f"mpirun -x {V1} -np 1 vllm serve {NANO} --use-replayssm", []),
+    (f"export {V1}\nmpirun -x VLLM_USE_V2_MODEL_RUNNER vllm serve {NANO} --use-replayssm", []),
+    (f"apptainer exec --env {V1},B=2 img.sif vllm serve {NANO} --use-replayssm", []),
+    (f"nsys profile -e {V1} vllm serve {NANO} --use-replayssm", []),
+    (f"nsys profile --env-var={V1} vllm serve {NANO} --use-replayssm", []),
+    (f"enroot start -e {V1} img vllm serve {NANO} --use-replayssm", []),
+    (f'srun --export=ALL,{V1} bash -c "vllm serve {NANO} --use-replayssm"', []),
+    # an environment the file does not show: no claim that the variable is unset
+    (f"uv run --env-file .env vllm serve {NANO} --use-replayssm", []),
+    (f"apptainer exec --env-file runner.env img.sif vllm serve {NANO} --use-replayssm", []),
+    (f"env $RUNNER_ENV vllm serve {NANO} --use-replayssm", []),
+    (f"srun --export=$SLURM_EXPORTS vllm serve {NANO} --use-replayssm", []),
+    # the wrapper drops the caller's environment: the variable the script set does not reach vLLM
+    (f"export {V1}\nsrun --export=NONE vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
+    (f"export {V1}\nsrun --export=B=1 vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
+    (f"export {V1}\napptainer exec --cleanenv img.sif vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
+    (f"{V1} env -i vllm serve {NANO} --use-replayssm", [(1, "RSM008")]),
+    (f"export {V1}\nenv -u VLLM_USE_V2_MODEL_RUNNER vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
+    (f"{V1} sudo vllm serve {NANO} --use-replayssm", [(1, "RSM008")]),
+    (f"export {V1}\nsudo bash -c 'vllm serve {NANO} --use-replayssm'", [(2, "RSM008")]),
+    # ... unless it keeps it, or sets it itself
+    (f"{V1} sudo -E vllm serve {NANO} --use-replayssm", []),
+    (f"{V1} sudo --preserve-env=VLLM_USE_V2_MODEL_RUNNER vllm serve {NANO} --use-replayssm", []),
+    (f"sudo {V1} vllm serve {NANO} --use-replayssm", []),
+    (f"env -i {V1} vllm serve {NANO} --use-replayssm", []),
+    (f'sudo bash -c "export {V1}; vllm serve {NANO} --use-replayssm"', []),
+    # the same wrapper without environment options changes nothing
+    (f"srun -N 1 vllm serve {NANO} --use-replayssm", [(1, "RSM008")]),
+    (f"export {V1}\nsrun -N 1 vllm serve {NANO} --use-replayssm", []),
+])
+def test_wrapper_options_set_the_launch_environment(launch, expected):
+    assert found(launch) == expected
+
+
+def test_an_sbatch_export_directive_sets_the_whole_script_environment():
+    script = f"""\
+    #!/bin/bash
+    #SBATCH --nodes=1
+    #SBATCH --export=ALL,{V1}
+    srun vllm serve {NANO} --use-replayssm
+    """
+    assert found(script) == []
+    assert found(script.replace("=0", "=1")) == [(4, "RSM008")]
+    # a directive after the first command is a comment
+    assert found(script.replace("#SBATCH --nodes=1", "echo start")) == [(4, "RSM008")]

@@ -2075,30 +2075,41 @@ class _Shell:
         """A new shell process reads ``string``: it sees the exported variables only.
 
         ``away``: it runs in a container or on another host, with only the
-        environment given there (``docker run -e``) or one the file does not show.
+        environment given there (``docker run -e``) or one the file does not show, or
+        behind a wrapper that changed the environment (``srun --export=ALL,V=0``).
         """
-        base: dict[str, _Var] = {}
+        base: dict[str, _Var] = {} if away is not None and not away.inherits else self.exported_variables()
+        if away is not None and away.inherits:  # a wrapper changed some variables (`env -u V`, `-x V=0`)
+            for name in [k for k, v in base.items() if (v.env or k.startswith("VLLM_")) and k not in away.env]:
+                del base[name]
         if away is not None:
             for name, word in away.env.items():
                 value = _L(word.text, [(0, len(word.text), False, -1, -1)]) if word.text else _EMPTY
                 base[name] = _Var("scalar" if word.text is not None else "unknown",
                                   value if word.text is not None else None, None,
                                   exported=True, env=True, span=word.span)
-        else:
-            for name, v in self.scope.visible().items():
-                if v.kind == "unset":
-                    continue
-                in_env = v.env or name in self.scope.env_names
-                if in_env or v.exported is True:
-                    base[name] = v.with_(env=in_env, exported=True, local=False, gen=0)
-                elif v.exported is None:
-                    base[name] = v.with_(kind="unknown", value=None, env=in_env, exported=None,
-                                         local=False, gen=0)
-        scope = _Scope(base, away.open_ended if away is not None else self.scope.open_ended)
+        open_ended = self.scope.open_ended if away is None else \
+            away.open_ended or (away.inherits and self.scope.open_ended)
+        scope = _Scope(base, open_ended)
         scope.env_names = {k for k, v in base.items() if v.env}
+        image = away.image if away is not None and not away.inherits else self.image
         shell = _Shell(self.ctx, string, scope, prefix=[*self.prefix, *prefix] if away is None else [],
-                       nested=self.nested + 1, image=away.image if away is not None else self.image)
+                       nested=self.nested + 1, image=image)
         shell.run()
+
+    def exported_variables(self) -> dict[str, _Var]:
+        """What a new shell process started here sees: the exported variables."""
+        base: dict[str, _Var] = {}
+        for name, v in self.scope.visible().items():
+            if v.kind == "unset":
+                continue
+            in_env = v.env or name in self.scope.env_names
+            if in_env or v.exported is True:
+                base[name] = v.with_(env=in_env, exported=True, local=False, gen=0)
+            elif v.exported is None:
+                base[name] = v.with_(kind="unknown", value=None, env=in_env, exported=None,
+                                     local=False, gen=0)
+        return base
 
     def nested_parse(self, string: _L, scope: _Scope, prefix: Sequence[Word]) -> None:
         """``eval STRING``: the same shell reads ``string``."""
@@ -2151,6 +2162,38 @@ def _caller_vars(variables: Mapping[str, Any] | None) -> dict[str, _Var]:
     return base
 
 
+_SBATCH_EXPORT = re.compile(r"#SBATCH[ \t]+--export(?:=|[ \t]+)(\S+)")
+_DIRECTIVE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _sbatch_exports(text: str) -> dict[str, _Var]:
+    """``#SBATCH --export=ALL,V=0``: variables the whole batch script runs with.
+
+    sbatch reads its ``#SBATCH`` lines up to the first command and does not expand
+    them; ``NAME`` alone (or a value with ``$``) is the submitter's value, unknown here."""
+    found: dict[str, _Var] = {}
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            break
+        m = _SBATCH_EXPORT.match(stripped)
+        if m is not None:
+            at = offset + line.index(m.group(1))
+            pos = 0
+            for item in m.group(1).split(","):
+                name, eq, value = item.partition("=")
+                if _DIRECTIVE_NAME.fullmatch(name) and name not in ("ALL", "NONE", "NIL"):
+                    start = at + pos + len(name) + 1
+                    loc = (start, start + len(value)) if eq else (at + pos, at + pos + len(name))
+                    known = eq and "$" not in value
+                    found[name] = _Var("scalar" if known else "unknown", _L.exact(value, start) if known else None,
+                                       loc, exported=True, env=True)
+                pos += len(item) + 1
+        offset += len(line)
+    return found
+
+
 def _relevant(text: str, variables: Mapping[str, Any] | None) -> bool:
     lower = text.lower()
     if any(s in lower for s in _INTERESTING):
@@ -2179,7 +2222,7 @@ def commands_in_shell(text: str, *, place: Placer | None = None,
             return []
         fmap = _FileMap(text, place)
         ctx = _Ctx(fmap, base_dir)
-        scope = _Scope(_caller_vars(variables), False)
+        scope = _Scope({**_caller_vars(variables), **_sbatch_exports(text)}, False)
         _Shell(ctx, _L.exact(text, 0), scope).run()
         _report_bounds(ctx)
         return ctx.commands
