@@ -19,6 +19,7 @@ not start vLLM.
 
 from __future__ import annotations
 
+import bisect
 import json
 import posixpath
 import re
@@ -31,6 +32,7 @@ from .model import UNKNOWN, UNKNOWN_PART, Command, Finding, Launch, Setting, Spa
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: vLLM images whose entrypoint is `vllm serve` (also the ROCm, CPU and locally built variants:
 #: vllm/vllm-openai-rocm, vllm/vllm-openai-cpu, vllm-openai-nonroot from vLLM's docker docs)
 IMAGE_PATTERN = re.compile(r"(^|/)vllm-openai(-[a-z0-9]+)*(:|@|$)")
@@ -100,8 +102,9 @@ def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> 
     """Strip wrappers and find the vLLM entry point the command starts, or None.
 
     Wrappers (``nohup``, ``srun ...``, ``nsys profile ...``, ``conda run -n ENV``,
-    data/launchers.toml) are skipped with their own arguments; ``VAR=value``
-    words set the environment; ``docker``/``podman run`` starts an image.
+    data/launchers.toml) are skipped with their own arguments, applying what
+    they do to the environment (``srun --export=ALL,V=0``, ``env -i``, ``sudo``);
+    ``VAR=value`` words set the environment; ``docker``/``podman run`` starts an image.
     """
     env = dict(env)
     env_open = False
@@ -136,9 +139,9 @@ def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> 
             wrapper = know.wrappers.get(name)
             if wrapper is None:
                 return None
-            i = _after_wrapper(words, i, wrapper, know)
-            if wrapper.env == "unknown":  # another host, a running container: not this environment
-                env, env_open = {}, True
+            change = WrapperEnv(wrapper, env)
+            i = _after_wrapper(words, i, wrapper, know, change)
+            env, env_open = change.env, env_open or change.open
             continue
         if entry is not None and env_open:
             entry.env_open_ended = True
@@ -160,8 +163,87 @@ def _starts_program(text: str | None, know: Knowledge) -> bool:
         or name in know.wrappers
 
 
-def _after_wrapper(words: Sequence[Word], i: int, wrapper: Wrapper, know: Knowledge) -> int:
-    """The index of the command a wrapper at ``i`` runs (len(words) when there is none)."""
+#: env_options kinds (data/launchers.toml) whose option takes a value (inline or the next word)
+_ENV_VALUE_KINDS = frozenset({"assignment", "assignments", "slurm-export", "unknown", "unset"})
+
+
+class WrapperEnv:
+    """The environment a wrapper gives the command it runs: the caller's (``env`` of the
+    wrapper in data/launchers.toml), changed by its ``env_options`` in the order written.
+
+    ``open`` is True when some variable may be set that the file does not show;
+    ``changed`` when it differs from the caller's in any way (then a ``bash -c`` string
+    behind it is read with this environment, not the caller's).
+    """
+
+    def __init__(self, wrapper: Wrapper, caller: dict[str, Word]) -> None:
+        self.caller = caller
+        self.env: dict[str, Word] = {} if wrapper.env in ("reset", "unknown") else dict(caller)
+        self.open = wrapper.env == "unknown"
+        self.changed = wrapper.env != "inherit"
+        self.cleaned = wrapper.env != "inherit"
+
+    def option(self, kind: str, value: Word | None, at: Word) -> None:
+        """Apply one environment option (``value``: its value word, None for a flag)."""
+        self.changed = True
+        text = value.text if value is not None else None
+        if kind == "clean":
+            self.env, self.cleaned = {}, True
+        elif kind == "keep":
+            self.keep(text, at)
+        elif kind in _ENV_VALUE_KINDS and (text is None or kind == "unknown"):
+            self.open = True  # `--env-file F`, `--export=$X`: anything may be set
+        elif kind == "unset" and UNKNOWN_PART in (text or ""):
+            self.open = True
+        elif kind == "unset":
+            self.env.pop(text or "", None)
+        elif kind == "slurm-export":
+            self.slurm_export(text or "", value or at)
+        else:
+            for item in (text or "").split(",") if kind == "assignments" else [text or ""]:
+                self.assign(item, value or at)
+
+    def assign(self, item: str, where: Word) -> None:
+        """``NAME=VALUE`` sets NAME; ``NAME`` alone passes the caller's NAME."""
+        name, eq, val = item.partition("=")
+        if not _NAME.fullmatch(name):
+            self.open = self.open or UNKNOWN_PART in name  # `-x $NAME=1`: some variable
+            return
+        if eq:
+            self.env[name] = Word(None if UNKNOWN_PART in val else val, where.span)
+        elif name in self.caller:
+            self.env[name] = self.caller[name]
+        else:
+            self.env.pop(name, None)
+
+    def slurm_export(self, text: str, where: Word) -> None:
+        items = [item for item in text.split(",") if item]
+        if "ALL" not in items:
+            self.env, self.cleaned = {}, True  # NONE/NIL, or only the listed variables
+        for item in items:
+            if item not in ("ALL", "NONE", "NIL"):
+                self.assign(item, where)
+
+    def keep(self, names: str | None, at: Word) -> None:
+        """``sudo -E``: the caller's environment after all; ``--preserve-env=A,B``: those names."""
+        if names is None:
+            self.env = {**self.caller, **self.env}
+            self.cleaned = False
+            return
+        for name in names.split(","):
+            if name in self.caller:
+                self.env[name] = self.caller[name]
+
+    def unseen_word(self) -> None:
+        """A word the file does not show where the wrapper reads assignments (``env $VARS``)."""
+        self.changed = self.open = True
+
+
+def _after_wrapper(words: Sequence[Word], i: int, wrapper: Wrapper, know: Knowledge,
+                   change: WrapperEnv | None = None) -> int:
+    """The index of the command a wrapper at ``i`` runs (len(words) when there is none);
+    its environment options are applied to ``change``."""
+    change = change or WrapperEnv(wrapper, {})
     j = i + 1
     if wrapper.sub:
         if j >= len(words) or words[j].text not in wrapper.sub:
@@ -171,8 +253,13 @@ def _after_wrapper(words: Sequence[Word], i: int, wrapper: Wrapper, know: Knowle
         text = words[j].text
         if _unknown_vllm(words, j):
             return j
+        if text is None and wrapper.env_words:
+            change.unseen_word()
         if text is None or text == "--":
             j += 1
+            continue
+        if text in wrapper.env_options or text.partition("=")[0] in wrapper.env_options:
+            j = _env_option(words, j, wrapper, change)
             continue
         if text.startswith("-") and len(text) > 1:
             flag, eq, _ = text.partition("=")
@@ -182,6 +269,20 @@ def _after_wrapper(words: Sequence[Word], i: int, wrapper: Wrapper, know: Knowle
             return j
         j += 1  # the wrapper's own word: a CPU list, a duration, an image, a host, a pod
     return j
+
+
+def _env_option(words: Sequence[Word], j: int, wrapper: Wrapper, change: WrapperEnv) -> int:
+    """Apply the environment option at ``j`` (``--export=ALL,V=0``, ``-x V=0``, ``-i``);
+    the index after it."""
+    word = words[j]
+    text = word.text or ""
+    flag, eq, inline = text.partition("=")
+    kind = wrapper.env_options.get(text) or wrapper.env_options[flag]
+    if kind in _ENV_VALUE_KINDS and not eq:
+        change.option(kind, words[j + 1] if j + 1 < len(words) else None, word)
+        return j + 2
+    change.option(kind, Word(inline, word.span) if eq else None, word)
+    return j + 1
 
 
 def _vllm_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: Knowledge,
@@ -322,10 +423,15 @@ def _container_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: 
 
 
 class Elsewhere:
-    """The environment a command gets when a prefix hands it to another place."""
+    """The environment a command gets when a prefix hands it to another place or changes it.
 
-    def __init__(self, env: dict[str, Word], open_ended: bool, image: str | None = None) -> None:
-        self.env, self.open_ended, self.image = env, open_ended, image
+    ``inherits``: the caller's environment is part of it (a wrapper that only changes some
+    variables), so what the caller's file does not show is still open.
+    """
+
+    def __init__(self, env: dict[str, Word], open_ended: bool, image: str | None = None,
+                 inherits: bool = False) -> None:
+        self.env, self.open_ended, self.image, self.inherits = env, open_ended, image, inherits
 
 
 def elsewhere(words: Sequence[Word], env: dict[str, Word], know: Knowledge | None = None) -> Elsewhere | None:
@@ -333,12 +439,17 @@ def elsewhere(words: Sequence[Word], env: dict[str, Word], know: Knowledge | Non
 
     ``docker run -e X=1 IMAGE`` (a new container: its ``-e`` options, and the
     image's release when it is a vLLM image), ``ssh host`` or ``kubectl exec
-    POD --`` (an environment this file does not show); None for wrappers that
-    keep the caller's environment (``nohup``, ``srun``, ``apptainer exec``).
+    POD --`` (an environment this file does not show), a wrapper that changes the
+    environment (``srun --export=ALL,V=0``, ``env -i``, ``sudo``); None for wrappers
+    that keep the caller's environment as it is (``nohup``, ``srun``, ``apptainer exec``).
     """
     know = know or knowledge()
-    for i, word in enumerate(words):
-        name = _basename(word.text)
+    env = dict(env)
+    env_open = changed = cleaned = False
+    i = 0
+    while i < len(words):
+        text = words[i].text
+        name = _basename(text)
         if name in CONTAINER_RUNTIMES:
             box = read_container(words, i, env)
             if box is None:
@@ -350,7 +461,17 @@ def elsewhere(words: Sequence[Word], env: dict[str, Word], know: Knowledge | Non
         wrapper = know.wrappers.get(name)
         if wrapper is not None and wrapper.env == "unknown":
             return Elsewhere({}, True)
-    return None
+        if wrapper is not None:
+            change = WrapperEnv(wrapper, env)
+            i = _after_wrapper(words, i, wrapper, know, change)
+            env, env_open = change.env, env_open or change.open
+            changed, cleaned = changed or change.changed, cleaned or change.cleaned
+            continue
+        if changed and text is not None and _ENV_ASSIGNMENT.match(text):  # `env -i A=1 bash -c ...`
+            key, _, value = text.partition("=")
+            env[key] = Word(None if UNKNOWN_PART in value else value, words[i].span)
+        i += 1
+    return Elsewhere(env, env_open, inherits=not cleaned) if changed else None
 
 
 def _flag_name(text: str) -> str:
@@ -576,10 +697,8 @@ class _Parser:
 
     def abbreviation(self, head: str) -> Any:
         """argparse's allow_abbrev: a unique prefix of one long option stands for it."""
-        matches = [o for o in self.know.long_options if o[2:].startswith(head)]
-        if len(matches) != 1:
-            return None
-        return self.by_cli_name.get(matches[0][2:])
+        name = _abbreviated(self.know, head)
+        return self.by_cli_name.get(name) if name is not None else None
 
     def known_option(self, args: list[Word], i: int, name: str, kind: str, spelling: str,
                      inline: str | None) -> int:
@@ -689,6 +808,28 @@ class _Parser:
         launch.platform_hint = image_platform(self.entry.image, self.know)
 
 
+#: per Knowledge (by id, the object kept alive with it): its long option names sorted, and
+#: the abbreviations already looked up (a hostile command repeats one unknown flag 500,000 times)
+_ABBREVIATIONS: dict[int, tuple[Knowledge, list[str], dict[str, str | None]]] = {}
+
+
+def _abbreviated(know: Knowledge, head: str) -> str | None:
+    """The one long option name (without ``--``) that ``head`` is a prefix of, else None."""
+    entry = _ABBREVIATIONS.get(id(know))
+    if entry is None or entry[0] is not know:
+        entry = _ABBREVIATIONS[id(know)] = (know, sorted(o[2:] for o in know.long_options), {})
+    _, names, seen = entry
+    if head in seen:
+        return seen[head]
+    at = bisect.bisect_left(names, head)
+    unique = at < len(names) and names[at].startswith(head) \
+        and not (at + 1 < len(names) and names[at + 1].startswith(head))
+    found = names[at] if unique else None
+    if len(seen) < 4096:
+        seen[head] = found
+    return found
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -715,6 +856,8 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
             return None
         if entry.image is None and command.image is not None:
             entry.image = command.image
+    if _exits_before_launch(entry.args):
+        return None
     reader = read_config or (config_files.reader_with_files(command.files) if command.files
                              else config_files.read_config_file)
     if entry.kind.startswith("sglang"):
@@ -728,6 +871,23 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
     launch.env_open_ended = command.env_open_ended or entry.env_open_ended
     launch.group = command.group
     return launch
+
+
+#: words after which argparse exits before vLLM validates anything: ``-h``/``--help`` print the
+#: help (``--help=KEYWORD`` searches it), ``--version`` prints the version on the top-level ``vllm``
+#: parser and is an unrecognized argument (exit 2) anywhere else
+_HELP_WORDS = frozenset({"-h", "--help", "--version"})
+
+
+def _exits_before_launch(args: Sequence[Word]) -> bool:
+    """Whether ``args`` ask for help or the version: such a command starts no engine."""
+    for word in args:
+        text = word.text
+        if text == "--":
+            return False
+        if text is not None and (text in _HELP_WORDS or text.startswith("--help=")):
+            return True
+    return False
 
 
 def _image_command(words: Sequence[Word], know: Knowledge) -> bool:

@@ -8,7 +8,7 @@ typed objects, so that a new vLLM release is a data change.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
@@ -78,7 +78,11 @@ class Wrapper:
     name: str
     sub: frozenset[str] = frozenset()
     values: frozenset[str] = frozenset()
-    env: str = "inherit"  # "inherit" the caller's environment, or "unknown"
+    env: str = "inherit"  # "inherit" the caller's environment, "reset" (sudo), or "unknown"
+    #: options that change the command's environment -> how (launchers.toml header)
+    env_options: Mapping[str, str] = field(default_factory=dict)
+    #: plain words before the command are NAME=VALUE assignments (env, sudo): an unseen one may set any
+    env_words: bool = False
 
 
 @dataclass(frozen=True)
@@ -222,7 +226,8 @@ def knowledge() -> Knowledge:
         entry_modules=dict(options_raw["entry_points"]["modules"]),
         cli_module=options_raw["entry_points"]["cli_module"],
         wrappers={name: Wrapper(name, frozenset(spec.get("sub", ())), frozenset(spec.get("values", ())),
-                                spec.get("env", "inherit"))
+                                spec.get("env", "inherit"), dict(spec.get("env_options", {})),
+                                bool(spec.get("env_words", False)))
                   for name, spec in _read("launchers.toml")["wrappers"].items()},
         unresolved_stand_ins=tuple(releases_raw["model_kinds"]["unresolved_stand_ins"]),
         default_model=releases_raw["model_kinds"]["default_model"],

@@ -70,3 +70,33 @@ def test_exponential_expansions_are_bounded(make, kind, codes):
     assert elapsed < 20, f"took {elapsed:.1f} s"
     assert peak < 200_000_000, f"peak {peak / 1e6:.0f} MB"
     assert {f.code for f in findings} - {"RSM900"} == codes
+
+
+FALCON = "tiiuae/Falcon-H1-7B-Instruct"
+
+
+def test_shell_nesting_past_the_bound_is_reported_where_it_stops():
+    depth = 61
+    text = "if true; then\n" * depth + f"vllm serve {FALCON} --use-replayssm\n" + "fi\n" * depth
+    findings = check_source(text, "shell", vllm_version="0.33.0")
+    assert [(f.span.line, f.code) for f in findings] == [(depth, "RSM900")]
+    assert "nesting" in findings[0].message
+
+
+def test_a_command_of_too_many_words_is_cut_and_reported():
+    text = f"vllm serve {FALCON} --use-replayssm " + "--x " * 100_000 + "\n"
+    began = time.perf_counter()
+    findings = check_source(text, "shell", vllm_version="0.33.0")
+    assert time.perf_counter() - began < 20
+    assert sorted(f.code for f in findings) == ["RSM001", "RSM008", "RSM900"]
+    cut = next(f for f in findings if f.code == "RSM900")
+    assert "4096 words" in cut.message and cut.span.col > 4096 * 4
+
+
+def test_an_unknown_flag_is_looked_up_as_an_abbreviation_once():
+    from flake8_replayssm.argv import _abbreviated
+    from flake8_replayssm.knowledge import knowledge
+    know = knowledge()
+    assert _abbreviated(know, "use-replay") == "use-replayssm"
+    assert _abbreviated(know, "mamba") is None        # a prefix of several options
+    assert _abbreviated(know, "no-such-option") is None

@@ -229,6 +229,13 @@ def test_loop_variables_read_and_subshells_are_unknown():
 def test_a_loop_over_listed_words_reads_the_body_once_per_word():
     found = cmds("for M in a 'b c'; do vllm serve $M; done\nvllm serve $M\n")
     assert [texts(c)[2:] for c in found] == [["a"], ["b", "c"], [None]]
+    # each word is launched: its own launch, not one of a set of readings
+    assert [c.group for c in found] == [None, None, None]
+    # nested loops are read once per pair of words, up to the bound on readings
+    pairs = cmds("for A in a b; do for B in x y; do vllm serve $A$B; done; done\n")
+    assert [texts(c)[2] for c in pairs] == ["ax", "ay", "bx", "by"]
+    deep = cmds("for A in a b c d; do for B in w x y z; do for C in 1 2; do vllm serve $A$B$C; done; done; done\n")
+    assert len(deep) == 16 and {texts(c)[2][2:] for c in deep} == {UNKNOWN_PART}  # $C: unknown
     # too many words, or one the file does not show: unknown
     many = " ".join(f"m{i}" for i in range(20))
     assert texts(cmds(f"for M in {many}; do vllm serve $M; done\n")[0])[2] is None
@@ -288,6 +295,17 @@ def test_an_array_extended_in_a_loop_is_a_splat():
         vllm serve m "${EXTRA[@]}"
         """)
     assert [(w.text, w.splat) for w in c.words[3:]] == [(None, True)]
+
+
+@pytest.mark.parametrize("assign,label", [
+    ('ARGS=(--use-replayssm)\nARGS+=("$@")', '"$@"'),
+    ("ARGS=(--use-replayssm $EXTRA_ARGS)", "$EXTRA_ARGS"),
+    ('ARGS=(--use-replayssm "${EXTRA[@]}")', '"${EXTRA[@]}"'),
+])
+def test_an_array_keeps_its_known_elements_beside_an_unseen_one(assign, label):
+    c = only(f'{assign}\nvllm serve m "${{ARGS[@]}}" "${{ARGS[*]}}"\n')
+    assert [(w.text, w.splat, w.label) for w in c.words[3:]] == [
+        ("--use-replayssm", False, None), (None, True, label), (None, False, '"${ARGS[*]}"')]
 
 
 def test_pass_through_arguments_are_splats():
@@ -728,3 +746,9 @@ def test_e2e_comments_only_fixture_has_no_replayssm_launch():
     found = launches(FIXTURES / "comments_only.sh")
     assert [launch.model.value for launch in found] == ["nvidia/Nemotron-H-8B-Base-8K"]
     assert "use_replayssm" not in found[0].options
+
+
+def test_an_sbatch_export_directive_is_in_the_environment_placed_on_its_value():
+    c = only(f"#!/bin/bash\n#SBATCH --export=ALL,VLLM_USE_V2_MODEL_RUNNER=0,HF_HOME\nvllm serve {NANO}\n")
+    assert c.env["VLLM_USE_V2_MODEL_RUNNER"].text == "0"
+    assert at(c.env["VLLM_USE_V2_MODEL_RUNNER"]) == (2, 46, 2, 47)

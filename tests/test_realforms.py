@@ -40,10 +40,15 @@ def messages(text: str, kind: str = "shell", release: str = "0.33.0", **config) 
     (f"vllm serve {NANO} --use-replayssm ${{VLLM_ARGS:-}}", "${VLLM_ARGS:-}"),
     (f'vllm serve {NANO} --use-replayssm ${{SPEC:+--speculative-config "$SPEC"}}',
      '${SPEC:+--speculative-config "$SPEC"}'),
-    (f'ARGS=("$@")\nvllm serve {NANO} --use-replayssm "${{ARGS[@]}}"', '"${ARGS[@]}"'),
+    # an array's unseen element is named as its assignment wrote it
+    (f'ARGS=("$@")\nvllm serve {NANO} --use-replayssm "${{ARGS[@]}}"', '"$@"'),
+    (f'ARGS=(--use-replayssm)\nARGS+=("$@")\nvllm serve {NANO} "${{ARGS[@]}}"', '"$@"'),
+    (f'ARGS=(--use-replayssm $EXTRA_ARGS)\nvllm serve {NANO} "${{ARGS[@]}}"', '$EXTRA_ARGS'),
+    (f'ARGS=(--use-replayssm "${{EXTRA[@]}}")\nvllm serve {NANO} "${{ARGS[@]}}"', '"${EXTRA[@]}"'),
 ])
 def test_unseen_shell_arguments_add_nothing_and_the_message_says_so(launch, label):
-    assert found(launch) == [(launch.count("\n") + 1, "RSM008")]
+    flag_line = launch[:launch.index("--use-replayssm")].count("\n") + 1
+    assert found(launch) == [(flag_line, "RSM008")]
     assert f"assuming {label} adds no ReplaySSM option" in messages(launch)["RSM008"]
     assert found(launch, extra_args="open") == []  # the strict reading
 
@@ -525,7 +530,8 @@ def test_shell_values_from_branches_are_that_set(script, expected):
 
 
 @pytest.mark.parametrize("script,expected", [
-    # a sweep over models that all fail: the launch in the body fails for each
+    # a sweep over models: the body is read once per listed word, each reading its own launch
+    # (findings of several readings at one place are one finding)
     (f"""
     for m in {FALCON} tiiuae/Falcon-H1-34B-Instruct; do
       vllm serve "$m" --use-replayssm --port 8000
@@ -538,12 +544,17 @@ def test_shell_values_from_branches_are_that_set(script, expected):
       VLLM_USE_V2_MODEL_RUNNER=0 vllm serve $m --use-replayssm
     done
     """, [(3, "RSM001")]),
-    # one value passes: not every reading fails, so nothing is reported
+    # a loop launches every value: the Falcon launch fails although the Nemotron-H one passes
     (f"""
     for m in {FALCON} {NANO}; do
       VLLM_USE_V2_MODEL_RUNNER=0 vllm serve $m --use-replayssm
     done
-    """, []),
+    """, [(2, "RSM001")]),
+    # each value is read in the body, also through a function the body calls
+    (f"""
+    serve() {{ VLLM_USE_V2_MODEL_RUNNER=0 vllm serve "$1" --use-replayssm; }}
+    for m in {NANO} {FALCON}; do serve "$m"; done
+    """, [(1, "RSM001")]),
     # values the file does not show: the model stays unknown (no RSM001)
     ("""
     for m in "$@"; do
@@ -1009,3 +1020,72 @@ def test_the_image_line_of_a_recognised_launch_is_not_listed_as_unrecognised(kin
     assert len(result.launches) == 1 and result.unrecognised == []
     alone = text.split("\n")[0] + "\n" if kind == "dockerfile" else text.rsplit("    command", 1)[0]
     assert len(lint_text(alone, kind, LintConfig(vllm_version="0.33.0", inventory=True)).unrecognised) == 1
+
+
+# -- asking for help or the version starts no engine ----------------------------------------
+@pytest.mark.parametrize("launch", [
+    f"vllm serve {FALCON} --use-replayssm --help",
+    f"vllm serve {FALCON} --use-replayssm -h",
+    f"vllm serve {FALCON} --use-replayssm --help=replayssm",
+    f"vllm serve {FALCON} --use-replayssm --version",
+    f"vllm --version serve {FALCON} --use-replayssm",
+    f"python -m vllm.entrypoints.openai.api_server --model {FALCON} --use-replayssm --help",
+    f"docker run vllm/vllm-openai:v0.33.0 --model {FALCON} --use-replayssm -h",
+])
+def test_help_or_version_is_not_a_launch(launch):
+    assert found(launch) == []
+
+
+# -- wrappers that set the launched command's environment (data/launchers.toml env_options) -----
+V1 = "VLLM_USE_V2_MODEL_RUNNER=0"
+
+
+@pytest.mark.parametrize("launch,expected", [
+    # the wrapper sets the variable: Model Runner V1, no RSM008
+    (f"srun --export=ALL,{V1} vllm serve {NANO} --use-replayssm", []),
+    (f"srun --export {V1} vllm serve {NANO} --use-replayssm", []),
+    (f"mpirun -x {V1} -np 1 vllm serve {NANO} --use-replayssm", []),
+    (f"export {V1}\nmpirun -x VLLM_USE_V2_MODEL_RUNNER vllm serve {NANO} --use-replayssm", []),
+    (f"apptainer exec --env {V1},B=2 img.sif vllm serve {NANO} --use-replayssm", []),
+    (f"nsys profile -e {V1} vllm serve {NANO} --use-replayssm", []),
+    (f"nsys profile --env-var={V1} vllm serve {NANO} --use-replayssm", []),
+    (f"enroot start -e {V1} img vllm serve {NANO} --use-replayssm", []),
+    (f'srun --export=ALL,{V1} bash -c "vllm serve {NANO} --use-replayssm"', []),
+    # an environment the file does not show: no claim that the variable is unset
+    (f"uv run --env-file .env vllm serve {NANO} --use-replayssm", []),
+    (f"apptainer exec --env-file runner.env img.sif vllm serve {NANO} --use-replayssm", []),
+    (f"env $RUNNER_ENV vllm serve {NANO} --use-replayssm", []),
+    (f"srun --export=$SLURM_EXPORTS vllm serve {NANO} --use-replayssm", []),
+    # the wrapper drops the caller's environment: the variable the script set does not reach vLLM
+    (f"export {V1}\nsrun --export=NONE vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
+    (f"export {V1}\nsrun --export=B=1 vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
+    (f"export {V1}\napptainer exec --cleanenv img.sif vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
+    (f"{V1} env -i vllm serve {NANO} --use-replayssm", [(1, "RSM008")]),
+    (f"export {V1}\nenv -u VLLM_USE_V2_MODEL_RUNNER vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
+    (f"{V1} sudo vllm serve {NANO} --use-replayssm", [(1, "RSM008")]),
+    (f"export {V1}\nsudo bash -c 'vllm serve {NANO} --use-replayssm'", [(2, "RSM008")]),
+    # ... unless it keeps it, or sets it itself
+    (f"{V1} sudo -E vllm serve {NANO} --use-replayssm", []),
+    (f"{V1} sudo --preserve-env=VLLM_USE_V2_MODEL_RUNNER vllm serve {NANO} --use-replayssm", []),
+    (f"sudo {V1} vllm serve {NANO} --use-replayssm", []),
+    (f"env -i {V1} vllm serve {NANO} --use-replayssm", []),
+    (f'sudo bash -c "export {V1}; vllm serve {NANO} --use-replayssm"', []),
+    # the same wrapper without environment options changes nothing
+    (f"srun -N 1 vllm serve {NANO} --use-replayssm", [(1, "RSM008")]),
+    (f"export {V1}\nsrun -N 1 vllm serve {NANO} --use-replayssm", []),
+])
+def test_wrapper_options_set_the_launch_environment(launch, expected):
+    assert found(launch) == expected
+
+
+def test_an_sbatch_export_directive_sets_the_whole_script_environment():
+    script = f"""\
+    #!/bin/bash
+    #SBATCH --nodes=1
+    #SBATCH --export=ALL,{V1}
+    srun vllm serve {NANO} --use-replayssm
+    """
+    assert found(script) == []
+    assert found(script.replace("=0", "=1")) == [(4, "RSM008")]
+    # a directive after the first command is a comment
+    assert found(script.replace("#SBATCH --nodes=1", "echo start")) == [(4, "RSM008")]

@@ -367,6 +367,8 @@ def _same(a: _Var | None, b: _Var | None) -> bool:
 #: a variable whose value grows past this (`A="$A $A"` doubling) is unknown from then on
 _MAX_VALUE_CHARS = 65_536
 _MAX_VALUE_ITEMS = 4_096
+#: how the words of a command past _MAX_VALUE_ITEMS are named (in the assumption note)
+_CUT_WORDS = "the rest of the command"
 
 
 def _too_large(kind: str, value: Any) -> bool:
@@ -633,7 +635,10 @@ class _Acc:
             elif f.l is None:
                 if k:
                     self._break()
+                fresh = self.cur is None or (self.cur.adds == 0 and not self.cur.parts)
                 self.unknown(True, False, f.loc)
+                if fresh:
+                    self._b().elem = f
             else:
                 if k:
                     self._break()
@@ -666,6 +671,8 @@ class _Ctx:
         self.seen: dict[int, int] = {}     # choices met while reading, with their sizes
         self.choices_unknown = False       # too many combinations: every choice is unknown
         self.groups = itertools.count(1)
+        #: how many times the loop bodies being read are read (nested loops over listed words)
+        self.loop_readings = 1
         #: parts of the text not followed because a bound was hit: (file range, why)
         self.not_followed: list[tuple[tuple[int, int], str]] = []
 
@@ -792,12 +799,19 @@ class _Shell:
 
     def stmt(self, n: Any) -> None:
         if self.depth > _MAX_DEPTH:
+            self.too_deep(n)
             return
         self.depth += 1
         try:
             self._stmt(n)
         finally:
             self.depth -= 1
+
+    def too_deep(self, n: Any) -> None:
+        """The nesting bound was hit at ``n``: say so once, at the construct whose contents are
+        not followed (its parent: the siblings cut there are one part)."""
+        where = n.parent if n.parent is not None else n
+        self.ctx.bounded(self.node_loc(where), f"shell nesting deeper than {_MAX_DEPTH} levels")
 
     def _stmt(self, n: Any) -> None:
         t = n.type
@@ -978,35 +992,54 @@ class _Shell:
         scope.merge(branches, exhaustive)
 
     def loop(self, n: Any) -> None:
+        """A loop's body, read once per value of ``for m in a b c`` (each value is launched:
+        its own launch, the way a function called twice is read twice), else once with the
+        loop variable unknown.  What the body sets is unknown after the loop (it repeats)."""
         scope = self.scope
-        scope.push("branch")
         var = n.child_by_field_name("variable")
-        if var is not None:
-            self.set_loop_variable(n, var)
+        values = self.loop_values(n) if var is not None else None
+        frames: list[dict[str, _Var]] = []
+        outer = self.ctx.loop_readings
+        self.ctx.loop_readings = outer * len(values or [None])
+        try:
+            for value in values or [None]:
+                scope.push("branch")
+                if var is not None:
+                    self.set_loop_variable(var, value)
+                self.loop_body(n)
+                frames.append(scope.pop())
+        finally:
+            self.ctx.loop_readings = outer
+        scope.merge(frames, exhaustive=False, choices=False)
+
+    def loop_body(self, n: Any) -> None:
         for k, c in enumerate(n.children):
             if not c.is_named or n.field_name_for_child(k) in ("variable", "value"):
                 continue
             if n.type == "c_style_for_statement" and c.type != "do_group" and c.type != "compound_statement":
                 continue
             self.stmt(c)
-        scope.merge([scope.pop()], exhaustive=False, choices=False)
 
-    def set_loop_variable(self, n: Any, var: Any) -> None:
-        """``for m in a b c``: in the body, ``$m`` is one of the listed words (a finite set,
-        DESIGN.md), when they are few and all known; anything else leaves it unknown."""
+    def loop_values(self, n: Any) -> list[_L] | None:
+        """The words of ``for m in a b c`` when they are few and all known (and reading the body
+        once per word keeps nested loops within _MAX_COMBINATIONS readings); else None."""
         words = [c for k, c in enumerate(n.children) if n.field_name_for_child(k) == "value"]
         fields = [f for group in self._groups(words) for f in self.expand(group)] if words else []
         if not fields or len(fields) > _MAX_CHOICES or any(f.l is None or f.splat for f in fields):
-            self.set_unknown(self.raw(var), var)
+            return None
+        if self.ctx.loop_readings * len(fields) > _MAX_COMBINATIONS:
+            return None
+        return [f.l for f in fields if f.l is not None]
+
+    def set_loop_variable(self, var: Any, value: _L | None) -> None:
+        """``$m`` in one reading of the body: the listed word, or unknown."""
+        name = self.raw(var)
+        if value is None:
+            self.set_unknown(name, var)
             return
-        values = [_Var("scalar", f.l, f.loc) for f in fields]
-        choice = values[0] if len(values) == 1 else _choice(list(values))
-        if choice is None:
-            self.set_unknown(self.raw(var), var)
-            return
-        before = self.scope.lookup(self.raw(var))
-        self.scope.set(self.raw(var), choice.with_(loc=self.node_loc(var), exported=self._exported(before),
-                                                   env=bool(before and before.env)))
+        before = self.scope.lookup(name)
+        self.scope.set(name, _Var("scalar", value, self.node_loc(var), exported=self._exported(before),
+                                  env=bool(before and before.env)))
 
     def redirected(self, n: Any) -> None:
         body = n.child_by_field_name("body")
@@ -1273,6 +1306,8 @@ class _Shell:
                 if known_parts:
                     partial = "".join(p.text if p is not None else UNKNOWN_PART for p in b.parts)
                 label = self.written[self.c(group[0].start_byte):self.c(group[-1].end_byte)]
+                if b.elem is not None and b.adds == 1 and b.elem.label:
+                    label = b.elem.label  # an array's unseen element: as its assignment wrote it
                 out.append(_Field(None, b.splat, loc, partial, _join(b.shadow, ""), label))
             else:
                 joined = _join([p for p in b.parts if p is not None], "")
@@ -1284,6 +1319,7 @@ class _Shell:
 
     def emit(self, n: Any, acc: _Acc, quoted: bool) -> None:
         if self.depth > _MAX_DEPTH:
+            self.too_deep(n)
             acc.unknown(not quoted, quoted)
             return
         self.depth += 1
@@ -1628,10 +1664,11 @@ class _Shell:
                 return var.kind, value
             return "unset", None
         fields: list[_Field] = [
-            _Field(f.l.relocate(*where) if f.l is not None else None, f.splat, f.loc) for f in var.value]
+            _Field(f.l.relocate(*where) if f.l is not None else None, f.splat, f.loc, label=f.label)
+            for f in var.value]
         if index in ("@", "*"):
-            if any(f.splat for f in fields):
-                return "unknown", None
+            # known elements stay words; an unseen splat element (`ARGS+=("$@")`) stays one
+            # unseen extra-arguments word among them
             return "array", fields
         if index is None or index.isdigit():
             k = int(index or 0)
@@ -1746,8 +1783,11 @@ class _Shell:
                 self.assign(c)
             return
         fields: list[_Field] = []
-        for group in self._groups(arg_nodes):
+        groups, cut = self._bounded_words(self._groups(arg_nodes))
+        for group in groups:
             fields.extend(self.expand(group))
+        if cut is not None:
+            fields.append(_Field(None, True, cut, label=_CUT_WORDS))
         words = [self.word(f) for f in fields]
         # prefix assignments: in the command's environment (each sees the ones before it),
         # not in its words and not in the shell after it
@@ -1768,6 +1808,17 @@ class _Shell:
         finally:
             prefix_frame = scope.pop()
         self.after_words(n, words, fields, prefix_env, prefix_frame, heredoc)
+
+    def _bounded_words(self, groups: list[list[Any]]) -> tuple[list[list[Any]], tuple[int, int] | None]:
+        """A command's words up to the bound a variable's value has (a hostile one-line command
+        of 500,000 words), and where the rest is: it is reported not followed and read as one
+        unseen word, like extra arguments."""
+        if len(groups) <= _MAX_VALUE_ITEMS:
+            return groups, None
+        rest = groups[_MAX_VALUE_ITEMS:]
+        cut = self.loc(self.c(rest[0][0].start_byte), self.c(rest[-1][-1].end_byte))
+        self.ctx.bounded(cut, f"a command of more than {_MAX_VALUE_ITEMS} words")
+        return groups[:_MAX_VALUE_ITEMS], cut
 
     def _worth_reading(self, n: Any, heredoc: Any) -> bool:
         """Cheap test: can this command be a launch or change what we know?"""
@@ -2024,30 +2075,41 @@ class _Shell:
         """A new shell process reads ``string``: it sees the exported variables only.
 
         ``away``: it runs in a container or on another host, with only the
-        environment given there (``docker run -e``) or one the file does not show.
+        environment given there (``docker run -e``) or one the file does not show, or
+        behind a wrapper that changed the environment (``srun --export=ALL,V=0``).
         """
-        base: dict[str, _Var] = {}
+        base: dict[str, _Var] = {} if away is not None and not away.inherits else self.exported_variables()
+        if away is not None and away.inherits:  # a wrapper changed some variables (`env -u V`, `-x V=0`)
+            for name in [k for k, v in base.items() if (v.env or k.startswith("VLLM_")) and k not in away.env]:
+                del base[name]
         if away is not None:
             for name, word in away.env.items():
                 value = _L(word.text, [(0, len(word.text), False, -1, -1)]) if word.text else _EMPTY
                 base[name] = _Var("scalar" if word.text is not None else "unknown",
                                   value if word.text is not None else None, None,
                                   exported=True, env=True, span=word.span)
-        else:
-            for name, v in self.scope.visible().items():
-                if v.kind == "unset":
-                    continue
-                in_env = v.env or name in self.scope.env_names
-                if in_env or v.exported is True:
-                    base[name] = v.with_(env=in_env, exported=True, local=False, gen=0)
-                elif v.exported is None:
-                    base[name] = v.with_(kind="unknown", value=None, env=in_env, exported=None,
-                                         local=False, gen=0)
-        scope = _Scope(base, away.open_ended if away is not None else self.scope.open_ended)
+        open_ended = self.scope.open_ended if away is None else \
+            away.open_ended or (away.inherits and self.scope.open_ended)
+        scope = _Scope(base, open_ended)
         scope.env_names = {k for k, v in base.items() if v.env}
+        image = away.image if away is not None and not away.inherits else self.image
         shell = _Shell(self.ctx, string, scope, prefix=[*self.prefix, *prefix] if away is None else [],
-                       nested=self.nested + 1, image=away.image if away is not None else self.image)
+                       nested=self.nested + 1, image=image)
         shell.run()
+
+    def exported_variables(self) -> dict[str, _Var]:
+        """What a new shell process started here sees: the exported variables."""
+        base: dict[str, _Var] = {}
+        for name, v in self.scope.visible().items():
+            if v.kind == "unset":
+                continue
+            in_env = v.env or name in self.scope.env_names
+            if in_env or v.exported is True:
+                base[name] = v.with_(env=in_env, exported=True, local=False, gen=0)
+            elif v.exported is None:
+                base[name] = v.with_(kind="unknown", value=None, env=in_env, exported=None,
+                                     local=False, gen=0)
+        return base
 
     def nested_parse(self, string: _L, scope: _Scope, prefix: Sequence[Word]) -> None:
         """``eval STRING``: the same shell reads ``string``."""
@@ -2100,6 +2162,38 @@ def _caller_vars(variables: Mapping[str, Any] | None) -> dict[str, _Var]:
     return base
 
 
+_SBATCH_EXPORT = re.compile(r"#SBATCH[ \t]+--export(?:=|[ \t]+)(\S+)")
+_DIRECTIVE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _sbatch_exports(text: str) -> dict[str, _Var]:
+    """``#SBATCH --export=ALL,V=0``: variables the whole batch script runs with.
+
+    sbatch reads its ``#SBATCH`` lines up to the first command and does not expand
+    them; ``NAME`` alone (or a value with ``$``) is the submitter's value, unknown here."""
+    found: dict[str, _Var] = {}
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            break
+        m = _SBATCH_EXPORT.match(stripped)
+        if m is not None:
+            at = offset + line.index(m.group(1))
+            pos = 0
+            for item in m.group(1).split(","):
+                name, eq, value = item.partition("=")
+                if _DIRECTIVE_NAME.fullmatch(name) and name not in ("ALL", "NONE", "NIL"):
+                    start = at + pos + len(name) + 1
+                    loc = (start, start + len(value)) if eq else (at + pos, at + pos + len(name))
+                    known = eq and "$" not in value
+                    found[name] = _Var("scalar" if known else "unknown", _L.exact(value, start) if known else None,
+                                       loc, exported=True, env=True)
+                pos += len(item) + 1
+        offset += len(line)
+    return found
+
+
 def _relevant(text: str, variables: Mapping[str, Any] | None) -> bool:
     lower = text.lower()
     if any(s in lower for s in _INTERESTING):
@@ -2128,7 +2222,7 @@ def commands_in_shell(text: str, *, place: Placer | None = None,
             return []
         fmap = _FileMap(text, place)
         ctx = _Ctx(fmap, base_dir)
-        scope = _Scope(_caller_vars(variables), False)
+        scope = _Scope({**_caller_vars(variables), **_sbatch_exports(text)}, False)
         _Shell(ctx, _L.exact(text, 0), scope).run()
         _report_bounds(ctx)
         return ctx.commands
