@@ -157,6 +157,10 @@ class Launch:
     base_dir: str | None = None
     #: form: "argv" (flags) or "kwargs" (Python keywords); messages speak the user's form
     form: str = "argv"
+    #: the whole call that performs the launch (a Python ``subprocess.run([...])`` or
+    #: ``LLM(...)`` over several lines), when the frontend knows it: a ``# noqa`` on any of
+    #: its lines applies to the launch
+    written: Span | None = None
 
     def add_unseen(self, label: str | None) -> None:
         """Record an extra argument the linter cannot see (once per spelling)."""
