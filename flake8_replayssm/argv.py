@@ -34,6 +34,9 @@ _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: vLLM images whose entrypoint is `vllm serve` (also the ROCm, CPU and locally built variants:
 #: vllm/vllm-openai-rocm, vllm/vllm-openai-cpu, vllm-openai-nonroot from vLLM's docker docs)
 IMAGE_PATTERN = re.compile(r"(^|/)vllm-openai(-[a-z0-9]+)*(:|@|$)")
+#: SGLang's images: their tag is SGLang's release, and the command follows the image
+SGLANG_IMAGE_PATTERN = re.compile(r"(^|/)lmsysorg/sglang(:|@|$)")
+
 
 ConfigReader = Callable[[str, "str | None"], "config_files.ConfigArgs | None"]
 
@@ -60,12 +63,18 @@ def placeholder(text: str | None) -> str | None:
     return "value" if _PLACEHOLDER.fullmatch(text) else None
 
 
+#: a release tag, with the build variants vLLM publishes (``v0.11.0-cu130``, ``v0.10.1.1``);
+#: release candidates and dev builds are not that release, so they pin nothing
+_RELEASE_TAG = re.compile(r"v?(\d+\.\d+(?:\.\d+)?)(?:\.\d+)?(?:[-_][A-Za-z][0-9A-Za-z._-]*)?")
+
+
 def image_release(image: str | None) -> str | None:
-    """``vllm/vllm-openai:v0.33.0`` -> ``0.33.0`` (None for latest/nightly/digests)."""
+    """``vllm/vllm-openai:v0.33.0`` (or ``:v0.33.0-cu130``) -> ``0.33.0`` (None for
+    latest/nightly/digests and release candidates)."""
     if not image or ":" not in image.rsplit("/", 1)[-1]:
         return None
     tag = image.rsplit(":", 1)[1]
-    match = re.fullmatch(r"v?(\d+\.\d+(?:\.\d+)?)", tag)
+    match = _RELEASE_TAG.fullmatch(tag)
     return match.group(1) if match else None
 
 
@@ -107,6 +116,10 @@ def find_entry(words: Sequence[Word], env: dict[str, Word], know: Knowledge) -> 
         entry: _Entry | None = None
         if name == "vllm":
             entry = _vllm_entry(words, i, env, know)
+        elif name == "sglang":
+            from .sglang.argv import serve_entry
+
+            entry = serve_entry(words, i, env)
         elif _PYTHON.match(name):
             entry = _python_entry(words, i, env, know)
         elif name in CONTAINER_RUNTIMES:
@@ -135,7 +148,7 @@ def _unknown_vllm(words: Sequence[Word], i: int) -> bool:
 def _starts_program(text: str | None, know: Knowledge) -> bool:
     """Whether ``text`` is a program find_entry knows (where a wrapper's own words end)."""
     name = _basename(text)
-    return name == "vllm" or bool(_PYTHON.match(name)) or name in CONTAINER_RUNTIMES \
+    return name in ("vllm", "sglang") or bool(_PYTHON.match(name)) or name in CONTAINER_RUNTIMES \
         or name in know.wrappers
 
 
@@ -197,6 +210,10 @@ def _python_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: Kno
             return None  # a script, `-c CODE` or stdin: not an entry point we read
         if module == know.cli_module:
             return _vllm_entry(words, rest - 1, env, know, label=f"python -m {module}")
+        if module is not None and module.startswith("sglang."):
+            from .sglang.argv import module_entry
+
+            return module_entry(module, words[rest:], words[i].span, env)
         kind = know.entry_modules.get(module or "")
         if kind is None:
             return None
@@ -282,6 +299,7 @@ def _container_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: 
     if box.entrypoint is not None:
         args = [box.entrypoint, *args]
     vllm_image = box.action != "exec" and image.text is not None and IMAGE_PATTERN.search(image.text)
+    sglang_image = box.action != "exec" and image.text is not None and SGLANG_IMAGE_PATTERN.search(image.text)
     if vllm_image and box.entrypoint is None and not (args and _starts_program(args[0].text, know)):
         entry = _Entry("serve", args, image.span, box.env, image=image.text,
                        label=f"{_basename(words[i].text)} run {image.text}")
@@ -289,7 +307,7 @@ def _container_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: 
         entry = find_entry(args, box.env, know)
         if entry is None:
             return None
-        if vllm_image:
+        if vllm_image or sglang_image:
             entry.image = image.text
     entry.env_open_ended = entry.env_open_ended or box.env_open
     return entry
@@ -318,7 +336,8 @@ def elsewhere(words: Sequence[Word], env: dict[str, Word], know: Knowledge | Non
             if box is None:
                 return Elsewhere({}, True)
             image = box.image.text if box.image is not None and box.action != "exec" else None
-            vllm_image = image if image and IMAGE_PATTERN.search(image) else None
+            vllm_image = image if image and (IMAGE_PATTERN.search(image) or SGLANG_IMAGE_PATTERN.search(image)) \
+                else None
             return Elsewhere(box.env, box.env_open, vllm_image)
         wrapper = know.wrappers.get(name)
         if wrapper is not None and wrapper.env == "unknown":
@@ -673,6 +692,9 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
                         know: Knowledge | None = None) -> Launch | None:
     """The vLLM launch ``command`` performs, or ``None`` if it does not start vLLM."""
     know = know or knowledge()
+    if command.image is not None and SGLANG_IMAGE_PATTERN.search(command.image.lower()) \
+            and command.words and not _image_command(command.words, know):
+        return None  # SGLang's image has no server entrypoint for bare arguments
     if command.image is not None and command.words and not _image_command(command.words, know):
         entry = _Entry("serve", list(command.words), command.words[0].span, dict(command.env),
                        image=command.image, label=f"{command.image} entrypoint")
@@ -686,6 +708,12 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
             entry.image = command.image
     reader = read_config or (config_files.reader_with_files(command.files) if command.files
                              else config_files.read_config_file)
+    if entry.kind.startswith("sglang"):
+        from .sglang.argv import launch_from_entry
+
+        launch = launch_from_entry(entry, command.base_dir, reader)
+        launch.env_open_ended = command.env_open_ended or entry.env_open_ended
+        return launch
     parser = _Parser(entry, know, command.base_dir, reader)
     launch = parser.run(entry.args)
     launch.env_open_ended = command.env_open_ended or entry.env_open_ended

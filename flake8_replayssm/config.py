@@ -20,6 +20,8 @@ PLATFORMS = ("cuda", "rocm", "xpu")
 #: "closed" assumes they add nothing that changes the verdict (DESIGN.md, "judge what is
 #: written"); "open" assumes they may hold any option, so no finding depends on them
 EXTRA_ARGS_MODES = ("closed", "open")
+#: the GPU generation SGLang launches are judged for; unset: both (a code only if it holds for both)
+GPUS = ("hopper", "blackwell")
 
 
 class ConfigError(Exception):
@@ -43,6 +45,11 @@ class LintConfig:
     extra_args: str = "closed"
     #: also list every launch seen and the launch-looking lines none covers (--show-launches)
     inventory: bool = False
+    #: the SGLang release SGLang launches are judged for, and where that came from
+    sglang_version: str | None = None
+    sglang_version_source: str = "explicit option"
+    #: "hopper" or "blackwell" (SGLang switches the decode backend on Blackwell); None: both
+    gpu: str | None = None
 
     def is_enabled(self, code: str) -> bool:
         """flake8-like: the longest matching prefix of select/ignore wins."""
@@ -88,6 +95,17 @@ def _version(value: Any, root: Path) -> str:
     text = _text(value)
     if not is_version(text):
         raise ValueError("not a vLLM version (expected e.g. 0.33.0)")
+    return text
+
+
+def _sglang_version(value: Any, root: Path) -> str:
+    from .knowledge import is_version
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ValueError("a TOML number, not text: quote it, e.g. sglang-version = \"0.5.23\"")
+    text = _text(value)
+    if not is_version(text):
+        raise ValueError("not an SGLang version (expected e.g. 0.5.23)")
     return text
 
 
@@ -164,6 +182,10 @@ SETTINGS: dict[str, Key] = {
     "extra-args": Key("extra_args", _one_of(EXTRA_ARGS_MODES),
                       "unseen extra arguments (\"$@\", $EXTRA_ARGS, **kwargs): 'closed' (default) assumes "
                       "they add no ReplaySSM option; 'open' reports nothing that depends on them"),
+    "sglang-version": Key("sglang_version", _sglang_version, "SGLang release to judge SGLang launches for "
+                                                             "(default: image tag, pins, installed, newest)"),
+    "gpu": Key("gpu", _one_of(GPUS), "GPU generation SGLang launches run on: hopper, blackwell (default: "
+                                     "judged for both; a code is reported only if it holds for both)"),
 }
 #: list settings that add up across sources (command line, INI, pyproject) instead of replacing
 ACCUMULATING = frozenset({"ignore", "enable"})
@@ -198,4 +220,6 @@ def config_from_table(table: Mapping[str, Any], root: Path, where: str = "pyproj
         fields.pop("select")
     if fields.get("vllm_version"):
         fields["vllm_version_source"] = f"vllm-version in {where}"
+    if fields.get("sglang_version"):
+        fields["sglang_version_source"] = f"sglang-version in {where}"
     return LintConfig(project_root=root, **fields)

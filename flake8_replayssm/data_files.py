@@ -6,7 +6,8 @@ So the parsed value is kept, as :mod:`marshal` bytes, in a cache folder, the way
 and mypy keep theirs, under a name made of the data file's checksums and size and the
 interpreter's version: a changed data file or another Python never reads a stale
 entry, and an entry whose own checksum does not match (cut short, damaged) is parsed
-again and replaced.
+again and replaced.  The checksum guards against accidents, not people: an entry or a
+folder that another user owns or could write is not used at all.
 
 The folder is ``$FLAKE8_REPLAYSSM_CACHE_DIR`` if set (empty: no cache), else
 ``$XDG_CACHE_HOME/flake8-replayssm`` or ``~/.cache/flake8-replayssm``.  A cache that
@@ -44,7 +45,7 @@ def read_data(name: str) -> dict[str, Any]:
     raw = _data_bytes(name)
     folder = cache_dir()
     entry = None
-    if folder is not None:
+    if folder is not None and _usable_folder(folder):
         digest = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
         entry = os.path.join(folder, f"{name}.{digest}.py{sys.version_info[0]}{sys.version_info[1]}"
                                      f"m{marshal.version}")
@@ -77,6 +78,25 @@ def _parse(raw: bytes) -> dict[str, Any]:
     return tomllib.loads(raw.decode("utf-8"))
 
 
+def _private(info: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else: an entry (or folder) another user could
+    have written is never read, since it decides verdicts (ssh's rule for its own files)."""
+    if not hasattr(os, "getuid"):  # pragma: no cover - no owners to compare (Windows)
+        return True
+    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _usable_folder(folder: str) -> bool:
+    """The folder is ours, or does not exist yet (it is then made private by ``_store``)."""
+    try:
+        info = os.stat(folder)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and _private(info)
+
+
 def _checksum(payload: bytes) -> bytes:
     return zlib.crc32(payload).to_bytes(_CHECK_BYTES, "big")
 
@@ -90,7 +110,7 @@ def _load(entry: str) -> dict[str, Any] | None:
     try:
         with os.fdopen(fd, "rb") as fh:
             info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES or not _private(info):
                 return None
             data = fh.read(MAX_ENTRY_BYTES + 1)
         check, payload = data[:_CHECK_BYTES], data[_CHECK_BYTES:]

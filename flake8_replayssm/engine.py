@@ -14,7 +14,7 @@ from .form import before_first_release_findings, form_findings, value_findings
 from .knowledge import Knowledge, knowledge
 from .model import Finding, Launch
 from .target import Target, resolve_target
-from .validator import ModelVerdict, model_verdict, run_checks, unresolved_model_finding
+from .validator import model_verdict, run_checks, unresolved_model_finding
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,10 @@ class Verdict:
 
 
 def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> Verdict:
+    if launch.engine == "sglang":  # the second engine: its own release, checks and spellings
+        from .sglang.judge import judge as judge_sglang
+
+        return judge_sglang(launch, config)
     know = know or knowledge()
     target = resolve_target(config, launch.release_hint, know)
     release = target.release
@@ -44,10 +48,12 @@ def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> 
     if release is None:
         found += before_first_release_findings(launch, target.version, know)
     else:
-        checks = run_checks(launch, release, config.platform, verdict, know)
-        if reading == "closed":
-            checks = _say_what_was_assumed(checks, launch, release, config, verdict, know)
-        found += checks
+        # unseen extra arguments can undo any check of the validator (`--no-use-replayssm`,
+        # `--hf-overrides`, a later `--mamba-backend`): the strict reading reports none, and
+        # the default reading says, on each one, what it assumed
+        if reading != "open":
+            checks = run_checks(launch, release, config.platform, verdict, know)
+            found += _say_what_was_assumed(checks, launch, release) if reading == "closed" else checks
         found += form_findings(launch, release)
         found += value_findings(launch, know)
         unresolved = unresolved_model_finding(launch, verdict)
@@ -58,11 +64,9 @@ def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> 
     return Verdict(launch, target, verdict.detail, tuple(selected), verdict.architectures, reading)
 
 
-def _say_what_was_assumed(findings: list[Finding], launch: Launch, release, config: LintConfig,
-                          verdict: ModelVerdict, know: Knowledge) -> list[Finding]:
-    """Findings that hold only because the unseen extra arguments are assumed empty say so."""
-    strict = {f.code for f in run_checks(replace(launch, open_ended=True), release, config.platform,
-                                         verdict, know)}
+def _say_what_was_assumed(findings: list[Finding], launch: Launch, release) -> list[Finding]:
+    """Findings of a launch with unseen extra arguments hold only if those add nothing that
+    changes them; each says so."""
     unseen = " and ".join(launch.unseen)
     verb = "add" if len(launch.unseen) > 1 else "adds"
     replayssm_checks = {c.code for c in release.checks if c.applies == "replayssm"}
@@ -71,7 +75,7 @@ def _say_what_was_assumed(findings: list[Finding], launch: Launch, release, conf
         what = "ReplaySSM option" if code in replayssm_checks else "option that changes this"
         return f"assuming {unseen} {verb} no {what}"
 
-    return [f if f.code in strict else replace(f, message=_with_note(f.message, note(f.code))) for f in findings]
+    return [replace(f, message=_with_note(f.message, note(f.code))) for f in findings]
 
 
 def _with_note(message: str, note: str) -> str:

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 LAUNCH_LOOKING = re.compile(
     r"\bvllm\s+(?:serve|run-batch|bench\s+(?:latency|throughput))\b|vllm\.entrypoints\.|\bapi_server\b"
     r"|use[_-]replayssm|\b(?:LLM|EngineArgs|AsyncEngineArgs|LLMConfig)\s*\(|\bengine_kwargs\b"
-    r"|vllm/vllm-openai")
+    r"|vllm/vllm-openai"
+    r"|\bsglang\s+serve\b|sglang\.launch_server|enable[_-]linear[_-]replayssm|lmsysorg/sglang")
 #: lines that only talk about a launch: comments, log and help text, process management
 _TALK = re.compile(r"^\s*(?:#|//|<!--|\*|(?:echo|printf|info|warn|warning|error|err|die|debug|msg|say|log|"
                    r"banner|pkill|pgrep|kill)\b|print\(|log(?:ger|ging)?[.(]|help\s*=|description\s*=)")
@@ -40,12 +41,14 @@ class LaunchNote:
     codes: list[str]
     assumed: list[str] = field(default_factory=list)
     readings: int = 1
+    #: whose release ``release`` is: "vllm" or "sglang"
+    engine: str = "vllm"
 
     def as_dict(self, path: str) -> dict[str, object]:
         item: dict[str, object] = {
             "path": path, "line": self.line, "column": self.col + 1, "launch": self.label,
             "model": self.model, "vllm_version": self.release, "vllm_version_reason": self.release_reason,
-            "codes": self.codes, "assumed": self.assumed, "readings": self.readings}
+            "codes": self.codes, "assumed": self.assumed, "readings": self.readings, "engine": self.engine}
         if self.cell is not None:
             item["cell"] = self.cell
         return item
@@ -54,7 +57,7 @@ class LaunchNote:
         where = f"{path}:" + (f"cell {self.cell}:" if self.cell is not None else "") + f"{self.line}:{self.col + 1}"
         codes = ", ".join(self.codes) if self.codes else "clean"
         parts = [f"{where}: launch {self.label}: {codes}; model {self.model}; "
-                 f"vLLM {self.release} ({self.release_reason})"]
+                 f"{'SGLang' if self.engine == 'sglang' else 'vLLM'} {self.release} ({self.release_reason})"]
         if self.readings > 1:
             parts.append(f"read {self.readings} ways (a variable with several values)")
         parts += [f"assuming {a}" for a in self.assumed]
@@ -97,7 +100,7 @@ def launch_notes(verdicts: Sequence[Verdict], reported: Sequence[tuple]) -> list
         assumed = [f"{u} adds no ReplaySSM option" for u in launch.unseen] if verdict.extra_args == "closed" else []
         note = LaunchNote(launch.anchor.line, launch.anchor.col, launch.anchor.cell,
                           launch.label or launch.entry, shown, verdict.target.name, verdict.target.reason,
-                          sorted({f.code for f in findings}), assumed)
+                          sorted({f.code for f in findings}), assumed, engine=launch.engine)
         if launch.group is not None:
             groups[launch.group] = note
         notes.append(note)

@@ -37,7 +37,7 @@ _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
 
 #: a Python file can only launch vLLM through one of these
 PYTHON_LAUNCHERS = ("LLM(", "LLM as", "EngineArgs", "subprocess", "system(", "popen(", "Popen", "shlex",
-                    "create_subprocess", "engine_kwargs")
+                    "create_subprocess", "engine_kwargs", "Engine(", "Engine as", "ServerArgs")
 
 
 def has_trigger(text: str, kind: str | None = None) -> bool:
@@ -142,6 +142,11 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[La
     from .guard import check_yaml
 
     check_yaml(text)
+    from .sglang import argv as sglang_argv
+
+    if sglang_argv.is_serve_config(text):
+        launch = sglang_argv.launch_from_serve_config(text, base_dir=base_dir)
+        return [launch] if launch is not None else []
     if yaml_manifests.is_serve_config(text):
         launch = launch_from_serve_config(text, base_dir=base_dir)
         return [launch] if launch is not None else []
@@ -354,7 +359,8 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
         findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-             f"vLLM {v.target.name} ({v.target.reason}); {_model_note(v, config)}"
+             f"{'SGLang' if v.launch.engine == 'sglang' else 'vLLM'} {v.target.name} ({v.target.reason}); "
+             f"{_model_note(v, config)}"
              for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
     result = FileResult(verdicts, findings, notes=notes, path=path or "")
     if config.inventory:
@@ -450,6 +456,11 @@ def _model_note(verdict: Verdict, config: LintConfig) -> str:
     from .knowledge import knowledge
     from .validator import model_verdict
 
+    if verdict.launch.engine == "sglang":  # SGLang's verdict names its architectures itself
+        model_value = verdict.launch.model.value if verdict.launch.model is not None else None
+        if len(verdict.architectures) != 1 or not isinstance(model_value, str):
+            return f"model: unresolved ({verdict.model_detail})"
+        return f"model: {model_value} -> architecture {verdict.architectures[0]} ({verdict.model_detail})"
     model = model_verdict(verdict.launch, knowledge(), extra_models=config.extra_models,
                           model_dirs=config.model_dirs)
     if not model.resolved:

@@ -161,6 +161,8 @@ class Launch:
     #: ``LLM(...)`` over several lines), when the frontend knows it: a ``# noqa`` on any of
     #: its lines applies to the launch
     written: Span | None = None
+    #: the serving engine: "vllm", or "sglang" (option names are then ServerArgs fields)
+    engine: str = "vllm"
 
     def add_unseen(self, label: str | None) -> None:
         """Record an extra argument the linter cannot see (once per spelling)."""
@@ -187,9 +189,11 @@ class Finding:
     #: the vLLM release the verdict is for, and why that release (set by the engine)
     release: str = ""
     release_reason: str = ""
+    #: whose release ``release`` is: "vllm" or "sglang"
+    engine: str = "vllm"
 
     def with_path(self, path: str) -> Finding:
-        return Finding(self.span, self.code, self.message, path, self.release, self.release_reason)
+        return Finding(self.span, self.code, self.message, path, self.release, self.release_reason, self.engine)
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:

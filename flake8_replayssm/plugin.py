@@ -75,8 +75,9 @@ class Plugin:
             value = getattr(options, (PREFIX + key).replace("-", "_"), None)
             if value is not None:
                 overrides[spec.field] = value
-        if "vllm_version" in overrides:
-            overrides["vllm_version_source"] = f"--{PREFIX}vllm-version"
+        for engine in ("vllm", "sglang"):
+            if f"{engine}_version" in overrides:
+                overrides[f"{engine}_version_source"] = f"--{PREFIX}{engine}-version"
         cls._overrides = overrides
         cls._noqa = not getattr(options, "disable_noqa", False)
         from .project import settings_for

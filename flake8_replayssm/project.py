@@ -41,6 +41,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+#: the engines whose target release is a setting (``vllm-version``, ``sglang-version``)
+ENGINES = ("vllm", "sglang")
+
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "node_modules",
                        "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
                        "site-packages", ".eggs"})
@@ -160,14 +163,16 @@ def _project_fields(root: Path, ini: Path | None, signature: tuple[Any, ...]) ->
     if os.path.lexists(pyproject):  # not only regular files: a FIFO here is an error, not a hang
         table = pyproject_table(pyproject)
         read = read_settings(table, f"{pyproject} [tool.flake8-replayssm]", root)
-        if "vllm_version" in read:
-            read["vllm_version_source"] = f"vllm-version in {pyproject}"
+        for engine in ENGINES:
+            if f"{engine}_version" in read:
+                read[f"{engine}_version_source"] = f"{engine}-version in {pyproject}"
         _combine(fields, read)
     if ini is not None:
         table = ini_table(ini) or {}
         read = read_settings(table, f"{ini} [flake8] {INI_PREFIX}*", ini.parent)
-        if "vllm_version" in read:
-            read["vllm_version_source"] = f"{INI_PREFIX}vllm-version in {ini}"
+        for engine in ENGINES:
+            if f"{engine}_version" in read:
+                read[f"{engine}_version_source"] = f"{INI_PREFIX}{engine}-version in {ini}"
         _combine(fields, read)
     return tuple(fields.items())
 
@@ -240,8 +245,8 @@ def command_line_overrides(values: Mapping[str, Any], *, prefix: str = "--",
         if value is None or value == "":
             continue
         name, read = read_setting(key, value, "command line", root or Path.cwd())
-        if key == "vllm-version":
-            out["vllm_version_source"] = f"{prefix}vllm-version"
+        if key in ("vllm-version", "sglang-version"):
+            out[key.replace("-", "_") + "_source"] = f"{prefix}{key}"
         out[name] = read
     return out
 

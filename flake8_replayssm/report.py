@@ -82,7 +82,7 @@ def as_json(findings: Sequence[Finding]) -> str:
             "path": f.path, "line": f.span.line, "column": f.span.col + 1,
             "end_line": f.span.end_line, "end_column": f.span.end_col + 1,
             "code": f.code, "severity": severity(f.code), "message": f.message,
-            "vllm_version": f.release, "vllm_version_reason": f.release_reason,
+            "vllm_version": f.release, "vllm_version_reason": f.release_reason, "engine": f.engine,
         }
         if f.span.cell is not None:
             item["cell"] = f.span.cell
@@ -170,7 +170,8 @@ def sarif(findings: Sequence[Finding], rules: Iterable[Rule], base: str | None =
     for f in findings:
         line, col = in_notebooks.get((f.path, f.span.cell, f.span.line, f.span.col), (None, None)) \
             if f.span.cell is not None else (f.span.line, f.span.col)
-        properties: dict[str, object] = {"vllmVersion": f.release, "vllmVersionReason": f.release_reason}
+        properties: dict[str, object] = {"vllmVersion": f.release, "vllmVersionReason": f.release_reason,
+                                         "engine": f.engine}
         if f.span.cell is not None:
             properties.update(cell=f.span.cell, cellLine=f.span.line, cellColumn=f.span.col + 1)
         if line is None:  # a notebook we could not map back: the cell is still in the properties
@@ -202,14 +203,20 @@ def inventory_lines(launches: Sequence[LaunchNote], unrecognised: Sequence[Unrec
 
 def with_inventory(fmt: str, rendered: str, results: Sequence[FileResult]) -> str:
     """The findings as ``fmt`` renders them, with what was seen (``--show-launches``): JSON
-    becomes ``{"findings": [...], "launches": [...], "unrecognised": [...]}``; other formats
-    get the inventory's text lines after the findings."""
+    becomes ``{"findings": [...], "launches": [...], "unrecognised": [...]}``; SARIF keeps its
+    document and carries the two lists in the run's property bag (SARIF 2.1.0 §3.8), so the
+    output stays one valid SARIF file; text and GitHub output get the inventory's text lines
+    after the findings."""
+    seen = {
+        "launches": [n.as_dict(r.path) for r in results for n in r.launches],
+        "unrecognised": [u.as_dict(r.path) for r in results for u in r.unrecognised],
+    }
     if fmt == "json":
-        return json.dumps({
-            "findings": json.loads(rendered),
-            "launches": [n.as_dict(r.path) for r in results for n in r.launches],
-            "unrecognised": [u.as_dict(r.path) for r in results for u in r.unrecognised],
-        }, indent=2) + "\n"
+        return json.dumps({"findings": json.loads(rendered), **seen}, indent=2) + "\n"
+    if fmt == "sarif":
+        doc = json.loads(rendered)
+        doc["runs"][0].setdefault("properties", {}).update(seen)
+        return json.dumps(doc, indent=2) + "\n"
     lines = [line for r in results for line in inventory_lines(r.launches, r.unrecognised, r.path)]
     return rendered + "".join(line + "\n" for line in lines)
 

@@ -17,6 +17,7 @@ class Example:
     code: str  # the launch, as a file of `kind`
     kind: str = "shell"
     release: str = "0.33.0"
+    engine: str = "vllm"  # whose release `release` is: "vllm" or "sglang"
 
 
 @dataclass(frozen=True)
@@ -46,14 +47,18 @@ class Rule:
             f"{self.code}` or `enable = [\"{self.code}\"]`.*",
             f"\n## What it does\n{self.summary}",
             f"\n## Why is this bad?\n{self.why}",
-            f"\n## Example (vLLM {bad.release})\n```{_fence(bad.kind)}\n{bad.code.rstrip()}\n```",
-            f"\nUse instead (vLLM {good.release}):\n```{_fence(good.kind)}\n{good.code.rstrip()}\n```",
+            f"\n## Example ({_engine(bad)} {bad.release})\n```{_fence(bad.kind)}\n{bad.code.rstrip()}\n```",
+            f"\nUse instead ({_engine(good)} {good.release}):\n```{_fence(good.kind)}\n{good.code.rstrip()}\n```",
             f"\n## Fix\n{self.fix}",
             f"\n## Fix safety\n{self.fix_safety}",
         ]
         if self.known_problems:
             parts.append(f"\n## Known problems\n{self.known_problems}")
         return "\n".join(p for p in parts if p) + "\n"
+
+
+def _engine(example: Example) -> str:
+    return "SGLang" if example.engine == "sglang" else "vLLM"
 
 
 def _fence(kind: str) -> str:
@@ -179,7 +184,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "RSM101", "config-equals-ignored",
-        "Checks for `--config=FILE`: vLLM expands only `--config FILE` (two words).",
+        "Checks for `--config=FILE`: vLLM (and SGLang) expand only `--config FILE` (two words).",
         "The file is silently ignored: none of its options take effect and nothing warns.",
         "Write `--config FILE`.",
         "Safe: it makes vLLM read the file the launch names.",
@@ -216,7 +221,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "RSM104", "option-not-in-release",
         "Checks for a flag or value the target release does not have: `--disable-prefix-caching` "
-        "before 0.33, `--mamba-cache-mode all` from 0.32.",
+        "before 0.33, `--mamba-cache-mode all` from 0.32. For SGLang: `--enable-linear-replayssm` "
+        "before 0.5.15, `--enable-linear-replayssm-spec` before 0.5.17, the aliases removed in 0.5.20 "
+        "(`--mamba-scheduler-strategy`, `--enable-gdn-replayssm-spec`), the RFC's names "
+        "(`--enable-gdn-replayssm`, `--gdn-replayssm-cache-len`, with a \"did you mean\"), "
+        "`sglang serve MODEL` before 0.5.16.",
         "vLLM's argument parser rejects the launch (`unrecognized arguments`, `invalid choice`).",
         "Use the spelling of the target release (`--no-enable-prefix-caching`, `align`).",
         "Safe.",
@@ -225,7 +234,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "RSM105", "deprecated-mamba-cache-mode",
-        "Checks for `--mamba-cache-mode` on 0.33, where it is deprecated and has no effect.",
+        "Checks for `--mamba-cache-mode` on 0.33, where it is deprecated and has no effect; for "
+        "SGLang, a deprecated alias that still works (`--mamba-scheduler-strategy` up to 0.5.19, "
+        "`--enable-gdn-replayssm-spec` in 0.5.17-0.5.19) and `--enable-gdn-replayssm`, which "
+        "argparse reads as the spec-verify flag in 0.5.16-0.5.19.",
         "Mamba prefix caching follows `--enable-prefix-caching`; a launch relying on the mode does "
         "not get what it asked for.",
         "Drop it; use `--disable-prefix-caching` to turn prefix caching off.",
@@ -238,7 +250,9 @@ RULES: tuple[Rule, ...] = (
         "RSM106", "invalid-option-form",
         "Checks for values and forms vLLM rejects before validation: `--use-replayssm=true` or "
         "`--use-replayssm true` (the flag takes no value), an unknown `--mamba-backend`, "
-        "`VLLM_USE_V2_MODEL_RUNNER` other than 0/1, a KV connector without a role, bad JSON.",
+        "`VLLM_USE_V2_MODEL_RUNNER` other than 0/1, a KV connector without a role, bad JSON. For "
+        "SGLang: `_` in a flag name (`--enable_linear_replayssm`), `--no-` forms and values of "
+        "switches, ambiguous abbreviations, invalid choices and integers, positional words.",
         "vLLM fails to start (`Unknown Mamba SSU backend`, argparse errors).",
         "Write the flag alone (`--use-replayssm`), use a valid backend (triton, flashinfer).",
         "Normalising `--use-replayssm=true` to `--use-replayssm` is safe.",
@@ -310,6 +324,9 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
+from .sglang.rules import SGLANG_RULES  # noqa: E402 - the second engine's codes, RSM301-RSM308
+
+RULES = tuple(sorted(RULES + SGLANG_RULES, key=lambda rule: rule.code))
 BY_CODE = {rule.code: rule for rule in RULES}
 
 

@@ -15,15 +15,20 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterable
 
 from .config import ConfigError, LintConfig
 from .files import MAX_SOURCE_BYTES, read_bounded
 from .knowledge import Knowledge, Release, is_version, normalize_version, version_key
 from .unchecked import NotChecked
 
-_PIN = re.compile(r"""(?ix)
-    (?:^|[\s"'\[,])vllm\s*(?:\[[^\]]*\])?\s*(?:===?|~=)\s*v?(\d+\.\d+(?:\.\d+)?)""")
-_LOCK_BLOCK = re.compile(r'(?m)^name\s*=\s*"vllm"\s*\nversion\s*=\s*"([^"]+)"')
+#: a package and its version specifiers (PEP 440) in a requirements line or a dependency string
+_PIN = r"""(?ix)
+    (?:^|[\s"'\[,]){package}\s*(?:\[[^\]]*\])?\s*
+    (?P<spec>(?:===|==|~=|!=|<=|>=|<|>)\s*v?[0-9][0-9a-z.*+!]*
+             (?:\s*,\s*(?:===|==|~=|!=|<=|>=|<|>)\s*v?[0-9][0-9a-z.*+!]*)*)"""
+_CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*v?([0-9][0-9a-z.*+!]*)", re.I)
+_LOCK_BLOCK = r'(?m)^name\s*=\s*"{package}"\s*\nversion\s*=\s*"([^"]+)"'
 PIN_FILES = ("requirements.txt", "requirements.in", "requirements-serve.txt", "constraints.txt",
              "pyproject.toml", "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
 
@@ -82,11 +87,50 @@ def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
     return target
 
 
+def _allows(op: str, wanted: str, version: tuple[int, ...]) -> bool:
+    """Whether one PEP 440 clause admits ``version`` (a release's key)."""
+    if wanted.endswith(".*"):
+        prefix = version_key(wanted[:-2])
+        inside = version[:len(prefix)] == prefix
+        return inside if op in ("==", "===") else not inside if op == "!=" else False
+    key = version_key(normalize_version(wanted))
+    if op == "~=":  # compatible release: >= X.Y.Z and the same X.Y (or X for ~=X.Y)
+        depth = max(1, len(wanted.split(".")) - 1)
+        return version >= key and version[:depth] == key[:depth]
+    return {"==": version == key, "===": version == key, "!=": version != key, "<": version < key,
+            "<=": version <= key, ">": version > key, ">=": version >= key}[op]
+
+
+def pinned_version(spec: str, known: Iterable[str]) -> tuple[str, str] | None:
+    """(version, how) for a specifier: an exact pin is that version (known or not); a range is
+    the newest of the ``known`` releases it admits (``vllm>=0.28,<0.30`` -> 0.29.0); None when
+    it admits none of them."""
+    clauses = _CLAUSE.findall(spec)
+    if len(clauses) == 1 and clauses[0][0] in ("==", "===") and "*" not in clauses[0][1]:
+        return normalize_version(clauses[0][1]), "pinned"
+    admitted = [v for v in known if all(_allows(op, want, version_key(v)) for op, want in clauses)]
+    if not admitted:
+        return None
+    return max(admitted, key=version_key), "the newest release it admits"
+
+
 @lru_cache(maxsize=64)
-def project_pin(root: Path | None) -> tuple[str, str] | None:
-    """(version, file) of a vllm pin in the project's files, if exactly one version is pinned."""
+def project_pin(root: Path | None, package: str = "vllm",
+                known: tuple[str, ...] | None = None) -> tuple[str, str] | None:
+    """(version, reason) of the project's ``package`` requirement, if its files agree on one.
+
+    ``package`` is ``vllm`` or ``sglang``; ``known`` its releases this tool knows (vLLM's by
+    default).  An exact pin (``vllm==0.28.0``, ``vllm[audio]==0.28.0``, a lock file's block) is
+    that version; a range (``vllm>=0.28,<0.29``) the newest known release it admits.
+    """
     if root is None:
         return None
+    if known is None:
+        from .knowledge import knowledge
+
+        known = tuple(knowledge().releases)
+    pin = re.compile(_PIN.replace("{package}", re.escape(package)))
+    lock_block = re.compile(_LOCK_BLOCK.replace("{package}", re.escape(package)))
     found: dict[str, str] = {}
     for name in PIN_FILES:
         path = root / name
@@ -94,34 +138,51 @@ def project_pin(root: Path | None) -> tuple[str, str] | None:
             text = read_bounded(str(path), MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
         except NotChecked:
             continue
-        for match in list(_PIN.finditer(text)) + list(_LOCK_BLOCK.finditer(text)):
-            found.setdefault(normalize_version(match.group(1)), name)
+        for match in pin.finditer(text):
+            spec = re.sub(r"\s+", "", match.group("spec"))
+            pinned = pinned_version(spec, known)
+            if pinned is not None:
+                version, how = pinned
+                found.setdefault(version, f"{package}{spec} pinned in {name}" if how == "pinned"
+                                 else f"{package}{spec} in {name} ({how})")
+        for match in lock_block.finditer(text):
+            version = normalize_version(match.group(1))
+            found.setdefault(version, f"{package}=={version} pinned in {name}")
     if len(found) != 1:
         return None
-    version, name = next(iter(found.items()))
-    return version, name
+    version, reason = next(iter(found.items()))
+    return version, reason
 
 
 @lru_cache(maxsize=1)
 def installed_vllm() -> str | None:
-    """The version of the ``vllm`` distribution on ``sys.path`` (its metadata, never the code).
+    """The version of the ``vllm`` distribution on ``sys.path`` (its metadata, never the code)."""
+    return _installed("vllm")
 
-    A look at the folders' names first: importing :mod:`importlib.metadata` costs a short
-    run more than the rest of its set-up, and most linting machines have no vLLM.
-    """
-    if not _vllm_metadata_on_path():
+
+@lru_cache(maxsize=4)
+def installed_version(package: str) -> str | None:
+    """The same for another engine's distribution (``sglang``)."""
+    return _installed(package)
+
+
+def _installed(package: str) -> str | None:
+    """A look at the folders' names first: importing :mod:`importlib.metadata` costs a short
+    run more than the rest of its set-up, and most linting machines have no vLLM (or SGLang)."""
+    if not _metadata_on_path(package):
         return None
     from importlib import metadata
 
     try:
-        return metadata.version("vllm")
+        return metadata.version(package)
     except metadata.PackageNotFoundError:
         return None
 
 
-def _vllm_metadata_on_path() -> bool:
-    """Whether a folder of ``sys.path`` may hold vllm's metadata (``vllm-*.dist-info``,
+def _metadata_on_path(package: str) -> bool:
+    """Whether a folder of ``sys.path`` may hold ``package``'s metadata (``vllm-*.dist-info``,
     ``vllm.egg-info``, ``vllm.egg-link``, any case): False only when none can."""
+    prefixes = (f"{package}-", f"{package}.")
     for folder in sys.path:
         try:
             names = os.listdir(folder or ".")
@@ -131,7 +192,7 @@ def _vllm_metadata_on_path() -> bool:
             continue
         for name in names:
             lower = name.lower()
-            if lower.startswith(("vllm-", "vllm.")) and lower.endswith((".dist-info", ".egg-info", ".egg-link")):
+            if lower.startswith(prefixes) and lower.endswith((".dist-info", ".egg-info", ".egg-link")):
                 return True
     return False
 
@@ -146,7 +207,7 @@ def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Tar
         candidates.append((hint, f"image tag v{hint} next to the launch"))
     pin = project_pin(config.project_root)
     if pin:
-        candidates.append((pin[0], f"vllm=={pin[0]} pinned in {pin[1]}"))
+        candidates.append(pin)
     installed = installed_vllm()
     if installed:
         candidates.append((installed, f"installed vllm {installed}"))

@@ -587,6 +587,30 @@ def test_requirements_pin_in_project_root(project, capsys):
     assert "judged for vLLM 0.28.0" in err and "requirements.txt" in err
 
 
+@pytest.mark.parametrize("requirement,release,code", [
+    ("vllm>=0.28,<0.29", "0.28.0", 0),          # the one release the range admits
+    ("vllm >= 0.28.0, != 0.28.0, < 0.30", "0.29.0", 0),
+    ("vllm~=0.28.0", "0.28.0", 0),              # compatible release: 0.28.*
+    ("vllm==0.29.*", "0.29.0", 0),
+    ("vllm>=0.30", "0.33.0", 1),                # the newest known release it admits: RSM008
+])
+def test_a_range_pin_is_the_newest_release_it_admits(project, capsys, requirement, release, code):
+    write(project / "pyproject.toml", '[project]\nname = "svc"\n')
+    write(project / "requirements.txt", f"numpy>=1\n{requirement}\n")
+    write(project / "nano.py", NANO_SRC)
+    got, _, err = run(capsys, "check", "-v", ".")
+    assert got == code
+    assert f"judged for vLLM {release}" in err and "requirements.txt" in err
+
+
+def test_a_range_no_known_release_satisfies_is_not_a_pin(project, capsys):
+    write(project / "pyproject.toml", '[project]\nname = "svc"\n')
+    write(project / "requirements.txt", "vllm<0.20\n")
+    write(project / "nano.py", NANO_SRC)
+    _, _, err = run(capsys, "check", "-v", ".")
+    assert "newest release known" in err
+
+
 def test_pyproject_dependency_pin(project, capsys):
     write(project / "pyproject.toml", '[project]\nname = "svc"\ndependencies = ["vllm[audio]==0.28.0"]\n')
     write(project / "nano.py", NANO_SRC)

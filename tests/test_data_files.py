@@ -106,3 +106,27 @@ def test_no_vllm_on_the_path_means_no_metadata_import(tmp_path):
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["None", "False"]
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="file owners are POSIX")
+def test_an_entry_others_could_write_is_not_trusted(cache, monkeypatch):
+    """A forged entry (here: a well-formed one with another value) decides nothing unless it is
+    this user's own, private file."""
+    read_data("launchers.toml")
+    (entry,) = cache.iterdir()
+    forged = {"wrappers": {}}
+    payload = data_files.marshal.dumps(forged)
+    entry.write_bytes(data_files._checksum(payload) + payload)
+    entry.chmod(0o666)
+    assert read_data("launchers.toml") != forged
+    entry.write_bytes(data_files._checksum(payload) + payload)
+    entry.chmod(0o600)
+    assert read_data("launchers.toml") == forged  # the user's own private entry is trusted
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="file owners are POSIX")
+def test_a_folder_others_could_write_is_not_used(cache):
+    cache.mkdir(mode=0o700)
+    cache.chmod(0o777)
+    assert "wrappers" in read_data("launchers.toml")
+    assert entries(cache) == []

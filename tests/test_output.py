@@ -111,6 +111,17 @@ def test_sarif_validates_against_the_2_1_0_schema(project, capsys):
     assert len(doc["runs"][0]["results"]) == 7
 
 
+def test_sarif_with_show_launches_is_one_sarif_document(project, capsys):
+    """The launches seen ride in the run's property bag; nothing follows the document."""
+    code, out, _ = run(capsys, "check", "--format", "sarif", "--show-launches", *ARGS, ".")
+    assert code == 1
+    doc = json.loads(out)  # one JSON document: text after it would raise "Extra data"
+    seen = doc["runs"][0]["properties"]
+    assert len(seen["launches"]) >= 1 and "unrecognised" in seen
+    assert any(launch["codes"] for launch in seen["launches"])
+    assert all(launch["path"].endswith(("serve.sh", "nb.ipynb", ".py")) for launch in seen["launches"])
+
+
 def _has(module: str) -> bool:
     import importlib.util
 

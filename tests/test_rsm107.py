@@ -123,8 +123,10 @@ def test_unseen_extra_arguments():
     launch = f"vllm serve {NANO} --mamba-cache-mode align $@"
     assert codes(launch, "0.27.0") == ["RSM107"]  # judge what is written: the 0.27 default
     assert codes(launch, "0.27.0", extra_args="open") == []  # "$@" may turn prefix caching on
+    # a later `--enable-prefix-caching` in "$@" wins over the written one: open means no finding
     explicit = f"vllm serve {NANO} --no-enable-prefix-caching --mamba-cache-mode align $@"
-    assert codes(explicit, "0.27.0", extra_args="open") == ["RSM107"]
+    assert codes(explicit, "0.27.0") == ["RSM107"]
+    assert codes(explicit, "0.27.0", extra_args="open") == []
 
 
 def test_message_names_the_release_the_mode_and_why():

@@ -18,7 +18,8 @@ CASES = [(rule, example, True) for rule in RULES for example in rule.invalid] + 
 @pytest.mark.parametrize("rule,example,reported", CASES,
                          ids=[f"{r.code}-{'invalid' if bad else 'valid'}" for r, _, bad in CASES])
 def test_documented_example(rule, example, reported):
-    config = LintConfig(vllm_version=example.release, enable=("RSM201",))
+    version = {"sglang_version" if example.engine == "sglang" else "vllm_version": example.release}
+    config = LintConfig(**version, enable=("RSM201",))
     codes = [f.code for f in check_source(example.code, example.kind, config=config)]
     assert (rule.code in codes) is reported, codes
 

@@ -159,9 +159,10 @@ def _python_blocks(text: str) -> list[tuple[int, str]]:
     return python_blocks_of_markdown(text)
 
 
-#: codes that mean "vLLM refuses to start"; a fix must never add one
+#: codes that mean "vLLM (or SGLang) refuses to start"; a fix must never add one
 FAILING_CODES = frozenset({"RSM001", "RSM002", "RSM003", "RSM004", "RSM005", "RSM006", "RSM007",
-                           "RSM008", "RSM009", "RSM104", "RSM106"})
+                           "RSM008", "RSM009", "RSM104", "RSM106", "RSM301", "RSM302", "RSM303",
+                           "RSM304", "RSM305", "RSM306", "RSM307"})
 
 
 def _lint(text: str, kind: str, config: LintConfig, path: str | None) -> Any:

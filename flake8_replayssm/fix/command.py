@@ -38,7 +38,8 @@ from .codemod import FixOutcome, fix_text
 from .writing import WriteRefused, write_fixed
 
 #: codes no fix can make right without a choice only the user can make
-REPORT_ONLY = frozenset({"RSM003", "RSM005", "RSM007", "RSM009", "RSM201", "RSM900"})
+REPORT_ONLY = frozenset({"RSM003", "RSM005", "RSM007", "RSM009", "RSM201", "RSM900",
+                         "RSM303", "RSM304", "RSM306", "RSM307", "RSM308"})
 #: why a fix that only --unsafe applies is unsafe, per code
 UNSAFE_WHY = {
     "RSM001": "removing --use-replayssm changes the decode kernel the launch asked for",
@@ -48,6 +49,10 @@ UNSAFE_WHY = {
               "size FlashInfer cannot use) changes what it does",
     "RSM008": "it changes VLLM_USE_V2_MODEL_RUNNER as the launch sets it, or switches a serve config "
               "to FlashInfer",
+    "RSM301": "replacing the linear-attn decode backend the launch chose changes kernels and performance",
+    "RSM302": "replacing the radix-cache strategy the launch chose changes prefix caching",
+    "RSM105": "the RFC's --enable-gdn-replayssm turns on the spec-verify variant here; renaming it "
+              "turns on the decode variant instead",
 }
 _ENVIRON_WHY = "setting os.environ changes the environment of the whole Python process"
 

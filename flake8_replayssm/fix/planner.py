@@ -635,7 +635,11 @@ class Planner:
         before = self.launch_start = len(self.edits)
         self.expect(launch)
         try:
-            if self.serve_config:
+            if launch.engine == "sglang":
+                from .sglang_fixes import plan as plan_sglang
+
+                plan_sglang(self, verdict, findings)
+            elif self.serve_config:
                 from .yaml_edits import plan_serve_config
 
                 plan_serve_config(self, verdict, findings)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..argv import IMAGE_PATTERN as VLLM_IMAGE
+from ..argv import SGLANG_IMAGE_PATTERN as SGLANG_IMAGE
 from ..model import Command, Span, Word
 
 #: programs that run a script given with ``-c``
@@ -36,7 +37,9 @@ def mask_doc_placeholders(script: str) -> str:
 
 
 def is_vllm_image(image: str | None) -> bool:
-    return bool(image) and bool(VLLM_IMAGE.search(image.strip().lower()))  # type: ignore[union-attr]
+    """A serving image whose tag names the release: vLLM's, or SGLang's ``lmsysorg/sglang``."""
+    text = (image or "").strip().lower()
+    return bool(text) and bool(VLLM_IMAGE.search(text) or SGLANG_IMAGE.search(text))
 
 
 def image_for_command(image: str) -> str:
@@ -47,6 +50,8 @@ def image_for_command(image: str) -> str:
     own versioning, so their tag is dropped.
     """
     image = clean_image(image)
+    if SGLANG_IMAGE.search(image.lower()):
+        return image  # SGLang's own image: its tag is SGLang's release
     name = re.split(r"[:@]", image.rsplit("/", 1)[-1], maxsplit=1)[0]
     path = image[: len(image) - len(image.rsplit("/", 1)[-1])] + name
     if re.search(r"(^|/)(vllm|library)/vllm-openai(-rocm|-cpu)?$", path.lower()):

@@ -51,15 +51,15 @@ _PYTHON_LANGS = frozenset({"python", "py", "python3", "py3", "ipython", "ipython
 _YAML_LANGS = frozenset({"yaml", "yml"})
 _DOCKER_LANGS = frozenset({"dockerfile", "docker", "containerfile"})
 _STARTERS = frozenset({
-    "vllm", "python", "python3", "docker", "podman", "nerdctl", "env", "export", "nohup",
+    "vllm", "sglang", "python", "python3", "docker", "podman", "nerdctl", "env", "export", "nohup",
     "exec", "uv", "uvx", "srun", "torchrun", "sudo", "time", "numactl", "taskset", "conda",
     "micromamba", "pixi", "poetry", "pipenv", "apptainer", "singularity", "kubectl", "bash",
     "sh", "source", "cd", "set", "ray", "accelerate", "deepspeed", "timeout", "mpirun",
 })
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _YAML_MANIFEST = re.compile(r"\A(?:#.*\n|---\s*\n|\s*\n)*(?:apiVersion|kind|services):", re.M)
-_ENGINE_CALL = re.compile(r"\b(?:LLM|EngineArgs|AsyncEngineArgs|AsyncLLMEngine|LLMEngine|Popen|LLMConfig|"
-                          r"subprocess\.\w+|os\.system)\s*\(|engine_kwargs")
+_ENGINE_CALL = re.compile(r"\b(?:LLM|EngineArgs|AsyncEngineArgs|AsyncLLMEngine|LLMEngine|Engine|ServerArgs|Popen|"
+                          r"LLMConfig|subprocess\.\w+|os\.system)\s*\(|engine_kwargs")
 
 
 @dataclass

@@ -36,6 +36,8 @@ from typing import Any, Callable, Iterator
 
 from ..argv import launch_from_command
 from ..kwargs import launch_from_kwargs
+from ..sglang.kwargs import CLASSES as SGLANG_CLASSES
+from ..sglang.kwargs import launch_from_keywords as launch_from_sglang_keywords
 from ..model import UNKNOWN, UNKNOWN_PART, Command, Launch, Setting, Span, Word
 from ..unchecked import not_followed
 
@@ -341,7 +343,7 @@ _ENVIRON = "os.environ"
 _MUTATING_METHODS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
                                "update", "setdefault", "popitem"})
 #: how many positional arguments the changes read one by one take (others are unknown changes)
-_ARITIES = {"pop": (0, 1), "setdefault": (1, 2), "insert": (2,), "append": (1,), "extend": (1,)}
+_ARITIES = {"pop": (0, 1, 2), "setdefault": (1, 2), "insert": (2,), "append": (1,), "extend": (1,)}
 #: calls that load variables into the environment from a file the linter does not read
 _DOTENV_LOADERS = frozenset({"load_dotenv", "dotenv_values"})
 
@@ -435,6 +437,8 @@ class _Collector(ast.NodeVisitor):
             self.imported[local] = f"{module}.{name}"
             if module.startswith("vllm") and name in ENGINE_CLASSES:
                 self.engine_names[local] = name
+            elif module.split(".")[0] == "sglang" and name in SGLANG_CLASSES:
+                self.engine_names[local] = f"sglang.{name}"
             elif module in ("subprocess", "os", "shlex", "asyncio"):
                 self.func_names[local] = f"{module}.{name}"
             elif module == "vllm" and name in ("engine", "entrypoints"):
@@ -1080,6 +1084,8 @@ class _Builder:
             return None
         full = f"{module}.{rest}" if rest else module
         mod, _, cls = full.rpartition(".")
+        if cls in SGLANG_CLASSES and mod.split(".")[0] == "sglang":
+            return f"sglang.{cls}"
         return cls if cls in ENGINE_CLASSES and mod.startswith("vllm") else None
 
     def process_name(self, func: ast.expr) -> str | None:
@@ -1165,7 +1171,9 @@ class _Builder:
     def call_launches(self, call: ast.Call, scope: _Scope, consumed: set[int]) -> Iterator[Launch]:
         engine = self.engine_class(call.func)
         if engine is not None:
-            yield self.engine_launch(call, engine, scope)
+            launch = self.engine_launch(call, engine, scope)
+            if launch is not None:  # `sgl.Engine(server_args=...)` is judged at the ServerArgs
+                yield launch
             return
         if self.is_ray_llm_config(call):
             entries = self.dict_entries(ast.Call(func=ast.Name(id="dict", ctx=ast.Load()), args=[],
@@ -1213,7 +1221,7 @@ class _Builder:
                     env[key] = Word(value if isinstance(value, str) else None, self.span(value_node))
         return env, open_ended
 
-    def engine_launch(self, call: ast.Call, engine: str, scope: _Scope) -> Launch:
+    def engine_launch(self, call: ast.Call, engine: str, scope: _Scope) -> Launch | None:
         keywords: dict[str, Setting] = {}
         model: Setting | None = None
         unseen: list[str] = []
@@ -1239,9 +1247,9 @@ class _Builder:
                 keywords[key] = Setting(key, self.value(keyword.value, scope), self.span(keyword),
                                         f"{key}=", self.span(keyword.value))
         env, env_open = self.environment_settings(scope)
-        return launch_from_kwargs(label=f"{engine}(...)", anchor=self.span(call.func), model=model,
-                                  keywords=keywords, unseen=unseen, env=env, env_open_ended=env_open,
-                                  base_dir=self.base_dir)
+        build = launch_from_sglang_keywords if engine.startswith("sglang.") else launch_from_kwargs
+        return build(label=f"{engine.rpartition('.')[2]}(...)", anchor=self.span(call.func), model=model,
+                     keywords=keywords, unseen=unseen, env=env, env_open_ended=env_open, base_dir=self.base_dir)
 
     def is_ray_llm_config(self, call: ast.Call) -> bool:
         """``LLMConfig(...)`` of Ray Serve LLM, or ``dict(engine_kwargs=..., ...)``."""

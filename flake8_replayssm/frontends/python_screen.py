@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from ..knowledge import knowledge
 
-ENGINE_NAMES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
+ENGINE_NAMES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs", "Engine", "ServerArgs"})
 PROCESS_NAMES = frozenset({"run", "Popen", "call", "check_call", "check_output", "system", "popen",
                            "split", "create_subprocess_exec", "create_subprocess_shell"})
 
@@ -35,13 +35,14 @@ def _name(func: ast.expr) -> str | None:
 
 #: a string that can be part of a vLLM command line: the program itself, ``vllm serve``,
 #: the api_server module, or the vLLM image (``vllm.model_executor...`` alone is not)
-_LAUNCH_WORDS = re.compile(r"^\s*vllm\s*$|\bvllm\b[^\n]*\bserve\b|api_server|vllm-openai")
+_LAUNCH_WORDS = re.compile(r"^\s*(vllm|sglang)\s*$|\b(vllm|sglang)\b[^\n]*\bserve\b|api_server|vllm-openai"
+                           r"|sglang\.launch_server|lmsysorg/sglang")
 
 
 def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "vllm" in sub.value \
-                and _LAUNCH_WORDS.search(sub.value):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) \
+                and ("vllm" in sub.value or "sglang" in sub.value) and _LAUNCH_WORDS.search(sub.value):
             return True
         if isinstance(sub, ast.Name) and sub.id in vllm_names:
             return True
@@ -75,13 +76,27 @@ def _option_keyword() -> re.Pattern[str]:
 
     ``**unknown`` alone cannot make a finding: only keywords we can read can.
     """
-    names = "|".join(sorted(set(knowledge().options) - {"model"}))
-    return re.compile(rf"(?<![.\w])(?:{names})\s*=(?!=)|[\"'](?:{names})[\"']\s*:")
+    return _keyword_pattern(set(knowledge().options) - {"model"})
 
 
-_LAUNCH_STRINGS = ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai")
+@lru_cache(maxsize=1)
+def _sglang_option_keyword() -> re.Pattern[str]:
+    """The same for SGLang's ServerArgs fields (read only for texts that mention sglang)."""
+    from ..sglang.knowledge import knowledge as sglang_knowledge
+
+    know = sglang_knowledge()
+    return _keyword_pattern((set(know.options) | set(know.proposal_names)) - {"model_path"})
+
+
+def _keyword_pattern(names: set[str]) -> re.Pattern[str]:
+    alternatives = "|".join(sorted(re.escape(n) for n in names if not n.startswith("-")))
+    return re.compile(rf"(?<![.\w])(?:{alternatives})\s*=(?!=)|[\"'](?:{alternatives})[\"']\s*:")
+
+
+_LAUNCH_STRINGS = ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai", "'sglang'", '"sglang"',
+                   "sglang serve", "sglang.launch_server", "lmsysorg/sglang")
 _PROCESS_WORDS = ("subprocess", "system(", "popen(", "Popen", "shlex", "create_subprocess")
-_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs", "engine_kwargs")
+_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs", "engine_kwargs", "Engine(", "Engine as", "ServerArgs")
 
 
 def _text_could_launch(text: str) -> bool:
@@ -89,7 +104,10 @@ def _text_could_launch(text: str) -> bool:
     Serve LLM config's ``engine_kwargs``) near one of our options written as a keyword."""
     if any(w in text for w in _LAUNCH_STRINGS) and any(w in text for w in _PROCESS_WORDS):
         return True
-    return any(w in text for w in _ENGINE_WORDS) and _option_keyword().search(text) is not None
+    if not any(w in text for w in _ENGINE_WORDS):
+        return False
+    return _option_keyword().search(text) is not None \
+        or ("sglang" in text and _sglang_option_keyword().search(text) is not None)
 
 
 def _ray_config(text: str) -> bool:
@@ -136,6 +154,10 @@ def candidate_lines(text: str) -> frozenset[int] | None | bool:
     if _ray_config(text):
         return None  # a Ray Serve LLM config: engine_kwargs hold vLLM's options
     options = set(knowledge().options) - {"model"}
+    if "sglang" in text:  # sglang.Engine / ServerArgs keywords are ServerArgs fields
+        from ..sglang.knowledge import knowledge as sglang_knowledge
+
+        options |= set(sglang_knowledge().options) | set(sglang_knowledge().proposal_names)
     tree = parsed(text)
     if tree is None:
         return None  # the frontend parses again and reports what is wrong
@@ -150,7 +172,7 @@ def candidate_lines(text: str) -> frozenset[int] | None | bool:
                 process_calls.append(node)
             elif name is not None and node.keywords:
                 engine_calls.append(node)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("vllm"):
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("vllm", "sglang")):
             engines.update(a.asname for a in node.names if a.name in ENGINE_NAMES and a.asname)
         elif isinstance(node, ast.Assign):
             assignments.append((node.targets, node.value))
@@ -158,7 +180,7 @@ def candidate_lines(text: str) -> frozenset[int] | None | bool:
             assignments.append(([node.target], node.value))
     found = [call for call in engine_calls
              if _name(call.func) in engines and any(k.arg is None or k.arg in options for k in call.keywords)]
-    if process_calls and "vllm" in text:
+    if process_calls and ("vllm" in text or "sglang" in text):
         vllm_names = _names_built_from_launch_words(assignments)
         found += [call for call in process_calls
                   if any(_mentions_vllm(arg, vllm_names) for arg in [*call.args, *call.keywords])]

@@ -65,7 +65,7 @@ Placer = Callable[[int, int, int, int], Span]
 _STRICT = False
 
 #: only commands whose words mention one of these are returned
-_INTERESTING = ("vllm", "replayssm")
+_INTERESTING = ("vllm", "replayssm", "sglang")
 #: programs that print, search or manage: their arguments are never a launch
 _NON_LAUNCH = frozenset({
     "echo", "printf", "cat", "tee", "grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk",

@@ -81,7 +81,8 @@ def message(finding: Finding) -> str:
     if not finding.release:
         return finding.message
     reason = f": {finding.release_reason}" if finding.release_reason else ""
-    return f"{finding.message}\njudged for vLLM {finding.release}{reason}"
+    engine = "SGLang" if finding.engine == "sglang" else "vLLM"
+    return f"{finding.message}\njudged for {engine} {finding.release}{reason}"
 
 
 def by_uri(snapshot: Snapshot, placed: list[Placed]) -> dict[str, list[types.Diagnostic]]:

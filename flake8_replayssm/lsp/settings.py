@@ -36,6 +36,9 @@ class Settings:
     ignore: tuple[str, ...] = ()
     enable: tuple[str, ...] = ()
     extra_args: str | None = None
+    #: the SGLang release and GPU generation SGLang launches are judged for
+    sglang_version: str | None = None
+    gpu: str | None = None
     #: local model folders, relative ones resolved against the workspace folder
     model_dirs: tuple[Path, ...] = ()
     extra_models: Mapping[str, str] = field(default_factory=dict)
@@ -45,10 +48,13 @@ class Settings:
         """The settings as :func:`flake8_replayssm.project.settings_for` overrides (unset ones left out)."""
         values = {"vllm_version": self.vllm_version, "platform": self.platform, "select": self.select,
                   "ignore": self.ignore, "enable": self.enable, "extra_args": self.extra_args,
-                  "extra_models": dict(self.extra_models)}
+                  "extra_models": dict(self.extra_models), "sglang_version": self.sglang_version,
+                  "gpu": self.gpu}
         out: dict[str, object] = {name: value for name, value in values.items() if value}
         if self.vllm_version:
             out["vllm_version_source"] = "the editor's vllmVersion setting"
+        if self.sglang_version:
+            out["sglang_version_source"] = "the editor's sglangVersion setting"
         return out
 
 

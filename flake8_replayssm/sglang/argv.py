@@ -1,0 +1,350 @@
+"""SGLang's command line, read the way SGLang reads it.
+
+The shared :mod:`flake8_replayssm.argv` strips wrappers (``env``, ``nohup``, ``srun``,
+``docker run IMAGE``...) and hands over the words after ``sglang serve`` or
+``python -m sglang.launch_server``.  SGLang's parser differs from vLLM's in ways
+that decide verdicts (``sglang/srt/server_args.py: prepare_server_args``,
+``sglang/cli/serve.py``), all mirrored here:
+
+- plain ``argparse``: ``store_true`` flags take no value and have no ``--no-``
+  form, ``_`` in a flag name is *not* a ``-`` (``--enable_linear_replayssm`` is
+  an unrecognized argument), and ``allow_abbrev`` accepts a unique prefix;
+- the model is ``--model-path`` / ``--model``; ``sglang serve`` (0.5.16+) also
+  takes it as the first word, after dropping ``--model-type X``; any other
+  positional word is an argparse error;
+- ``--config FILE`` (the exact word) inserts the YAML file's keys *before* the
+  command line, keys spelled as written (``true`` keeps a flag, ``false`` drops
+  it); ``--config=FILE`` is accepted and ignored.
+
+Whether a spelling exists depends on the release; the parser records every
+spelling it read (``Launch.history``) and :mod:`.form` judges them per release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .. import config_files
+from ..argv import _Entry, placeholder
+from ..model import UNKNOWN, UNKNOWN_PART, Finding, Launch, Setting, Span, Word
+from .knowledge import Knowledge, Option, knowledge
+from .target import sglang_image_release
+
+#: ``python -m MODULE`` entry points that start SGLang's server with ServerArgs' parser
+MODULES = ("sglang.launch_server",)
+_BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
+
+ConfigReader = Callable[[str, "str | None"], "config_files.ConfigArgs | None"]
+
+
+def serve_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> _Entry | None:
+    """``sglang serve ...`` with ``words[i]`` the ``sglang`` program."""
+    if i + 1 < len(words) and words[i + 1].text == "serve":
+        return _Entry("sglang-serve", list(words[i + 2:]), words[i].span, env, label="sglang serve")
+    return None
+
+
+def module_entry(module: str, args: Sequence[Word], anchor: Span, env: dict[str, Word]) -> _Entry | None:
+    """``python -m sglang.launch_server ...`` (``module`` already read)."""
+    if module in MODULES:
+        return _Entry("sglang-module", list(args), anchor, env, label=f"python -m {module}")
+    return None
+
+
+def is_entry(entry: _Entry) -> bool:
+    return entry.kind.startswith("sglang")
+
+
+class _Parser:
+    """One walk over SGLang's argv; mirrors argparse for the options the linter reads."""
+
+    def __init__(self, entry: _Entry, know: Knowledge, base_dir: str | None, read_config: ConfigReader,
+                 label: str | None = None) -> None:
+        self.entry, self.know, self.base_dir, self.read_config = entry, know, base_dir, read_config
+        kind = "serve" if entry.kind == "sglang-serve" else "launch_server"
+        self.launch = Launch(entry=kind, anchor=entry.anchor, label=label or entry.label, base_dir=base_dir,
+                             form="argv", engine="sglang")
+        self.long_options = frozenset(know.long_options)
+
+    def finding(self, span: Span, code: str, message: str) -> None:
+        self.launch.form_findings.append(Finding(span, code, message))
+
+    # -- the walk ---------------------------------------------------------------
+    def run(self, args: list[Word]) -> Launch:
+        if self.entry.kind == "sglang-serve":
+            args = self.strip_model_type(args)
+            args = self.positional_model(args)
+        args = self.expand_config(args)
+        i = 0
+        while i < len(args):
+            i = self.step(args, i)
+        self.finish()
+        return self.launch
+
+    @staticmethod
+    def strip_model_type(args: list[Word]) -> list[Word]:
+        """``sglang serve`` drops ``--model-type X`` before anything else (cli/serve.py)."""
+        out: list[Word] = []
+        i = 0
+        while i < len(args):
+            text = args[i].text or ""
+            if text == "--model-type":
+                i += 2
+                continue
+            if not text.startswith("--model-type="):
+                out.append(args[i])
+            i += 1
+        return out
+
+    def positional_model(self, args: list[Word]) -> list[Word]:
+        """``sglang serve MODEL ...``: the first word, when it is not a flag (0.5.16+)."""
+        if not args or args[0].splat or placeholder(args[0].text) == "arguments":
+            return args
+        first = args[0]
+        if first.text is not None and first.text.startswith("-"):
+            return args
+        unknown = first.text is None or UNKNOWN_PART in first.text or placeholder(first.text) is not None
+        value = UNKNOWN if unknown else first.text
+        self.set(Setting("model", value, first.span, "", first.span))  # spelling "": positional
+        return args[1:]
+
+    def expand_config(self, args: list[Word]) -> list[Word]:
+        """Put the words of ``--config FILE`` first, as ConfigArgumentMerger does."""
+        out: list[Word] = []
+        inserted: list[Word] = []
+        configs = 0
+        i = 0
+        while i < len(args):
+            word = args[i]
+            text = word.text or ""
+            if text.startswith("--config="):
+                self.finding(word.span, "RSM101", (
+                    f"{text} is silently ignored by SGLang: only '--config FILE' (a separate word) is "
+                    "read, so no option in that file takes effect; fix: write --config "
+                    f"{text.split('=', 1)[1]}"))
+                i += 1
+                continue
+            if text == "--config" and i + 1 < len(args):
+                configs += 1
+                if configs > 1:
+                    self.finding(word.span, "RSM106", "Multiple config files specified! Only one allowed. "
+                                 "(SGLang refuses a second --config); fix: merge the files into one")
+                path_word = args[i + 1]
+                config = self.read_config(path_word.text, self.base_dir) if path_word.text else None
+                if config is None:
+                    self.launch.open_ended = True
+                else:
+                    inserted.extend(self.config_words(config))
+                i += 2
+                continue
+            out.append(word)
+            i += 1
+        return inserted + out
+
+    def config_words(self, config: config_files.ConfigArgs) -> list[Word]:
+        """The words SGLang makes of a YAML file: ``false`` drops a flag, else ``--key false``."""
+        words = list(config.words)
+        for setting in config.false_keys:
+            dashed = "--" + setting.spelling.replace("_", "-")
+            option = self.know.by_cli.get(dashed)
+            if dashed in self.know.valueless or (option is not None and option.kind == "bool"):
+                continue  # a store_true key given false: SGLang leaves the flag out
+            words += [Word("--" + setting.spelling, setting.span), Word("false", setting.span)]
+        return words
+
+    def step(self, args: list[Word], i: int) -> int:
+        word = args[i]
+        text = word.text
+        if text is None or UNKNOWN_PART in text or placeholder(text) is not None:
+            # "$@", $EXTRA_ARGS, `...`: extra arguments the linter cannot see (DESIGN.md,
+            # "judge what is written"); a placeholder label says how they are written
+            self.launch.add_unseen(word.label or (text if placeholder(text) else None))
+            return i + 1
+        if text.startswith("--") and len(text) > 2:
+            return self.long_option(args, i)
+        if text.startswith("-") and len(text) > 1 and not _is_number(text):
+            return self.unknown_option(args, i, text, "=" in text)
+        self.finding(word.span, "RSM106", (
+            f"{text!r} is rejected by SGLang's argument parser (unrecognized arguments: {text}): "
+            + ("only the first word after 'sglang serve' can be the model; fix: write --model-path "
+               f"{text}" if self.entry.kind == "sglang-serve" else
+               "it takes no positional arguments; fix: write --model-path " + text)))
+        return i + 1
+
+    def long_option(self, args: list[Word], i: int) -> int:
+        word = args[i]
+        raw, eq, inline = (word.text or "").partition("=")
+        value = inline if eq else None
+        option = self.know.by_cli.get(raw)
+        if option is not None:
+            return self.known_option(args, i, option, raw, value)
+        if raw in self.long_options:
+            return self.unknown_option(args, i, raw, bool(eq))
+        dashed = raw.replace("_", "-")
+        if dashed != raw and dashed in self.know.by_cli:
+            option = self.know.by_cli[dashed]
+            self.finding(word.span, "RSM106", (
+                f"{raw} is rejected by SGLang's argument parser (unrecognized arguments): SGLang does "
+                f"not read '_' as '-' in flag names; fix: write {dashed}"))
+            return self.skip_value(args, i, option, value)
+        if raw.startswith("--no-") and self.know.by_cli.get("--" + raw[5:]) is not None \
+                and self.know.by_cli["--" + raw[5:]].kind == "bool":
+            self.finding(word.span, "RSM106", (
+                f"{raw} is rejected by SGLang's argument parser (unrecognized arguments): "
+                f"--{raw[5:]} is a plain switch with no --no- form; fix: drop {raw}"))
+            return i + 1
+        owner = self.abbreviated(raw)
+        if owner is not None:
+            return self.known_option(args, i, owner, raw, value)
+        meant = self.know.proposal_names.get(raw)
+        if meant is not None and meant in self.know.by_cli:
+            # the RFC's name: no release has it (judged per release with "did you mean")
+            option = self.know.by_cli[meant]
+            self.launch.history.append(Setting(option.name, UNKNOWN, word.span, raw))
+            return self.skip_value(args, i, option, value)
+        return self.unknown_option(args, i, raw, bool(eq))
+
+    def abbreviated(self, raw: str) -> Option | None:
+        """argparse's allow_abbrev: the option a prefix may stand for, if it is one of ours.
+
+        Whether the prefix is unique depends on the release; :mod:`.form` decides that
+        from the spelling kept in the history.
+        """
+        if len(raw) < 4:
+            return None
+        flags = sorted((o for o in self.know.by_cli if o.startswith(raw)), key=len)
+        # several of ours (``--enable-linear-replay``): the release decides whether the prefix
+        # is ambiguous; until then it stands for the shortest, which every release has
+        return self.know.by_cli[flags[0]] if flags else None
+
+    def known_option(self, args: list[Word], i: int, option: Option, spelling: str,
+                     inline: str | None) -> int:
+        word = args[i]
+        if option.kind == "bool":
+            if inline is not None:
+                self.finding(word.span, "RSM106", (
+                    f"{word.text} is rejected by SGLang's argument parser: {spelling} takes no value "
+                    f"(argument {spelling}: ignored explicit argument {inline!r}); fix: write {spelling}"
+                    + (" alone" if inline.lower() not in ("false", "0", "no", "off") else " or drop it")))
+                self.set(Setting(option.name, True, word.span, spelling))
+                return i + 1
+            nxt = args[i + 1] if i + 1 < len(args) else None
+            if nxt is not None and nxt.text is not None and nxt.text.lower() in _BOOL_WORDS:
+                self.finding(nxt.span, "RSM106", (
+                    f"{spelling} takes no value, so {nxt.text!r} is a stray argument that SGLang rejects "
+                    f"(unrecognized arguments: {nxt.text}); fix: write {spelling} alone"
+                    + (" or drop it" if nxt.text.lower() in ("false", "no", "off", "0") else "")))
+                self.set(Setting(option.name, True, word.span, spelling))
+                return i + 2
+            self.set(Setting(option.name, True, word.span, spelling))
+            return i + 1
+        if inline is not None:
+            value_word, nxt_index = Word(inline, word.span), i + 1
+        elif i + 1 < len(args):
+            value_word, nxt_index = args[i + 1], i + 2
+        else:
+            self.finding(word.span, "RSM106", f"argument {spelling}: expected one argument; fix: give it a value")
+            return i + 1
+        value = self.convert(option, value_word, spelling)
+        name = "model" if option.kind == "model" else option.name
+        self.set(Setting(name, value, word.span, spelling, value_word.span))
+        return nxt_index
+
+    def convert(self, option: Option, word: Word, spelling: str) -> Any:
+        text = word.text
+        if text is None or UNKNOWN_PART in text or placeholder(text) is not None:
+            return UNKNOWN  # `--page-size $P`, `<size>`: the value, whatever it is
+        if option.kind == "int":
+            try:
+                return int(text)
+            except ValueError:
+                self.finding(word.span, "RSM106", f"argument {spelling}: invalid int value: {text!r}; "
+                                                  "fix: give a whole number")
+                return UNKNOWN
+        if option.choices and text not in option.choices:
+            shown = ", ".join(repr(c) for c in option.choices)
+            self.finding(word.span, "RSM106", f"argument {spelling}: invalid choice: {text!r} (choose from "
+                                              f"{shown}); fix: use one of those")
+            return UNKNOWN
+        return text
+
+    def skip_value(self, args: list[Word], i: int, option: Option, inline: str | None) -> int:
+        if option.kind == "bool" or inline is not None or i + 1 >= len(args):
+            return i + 1
+        nxt = args[i + 1].text
+        return i + 1 if nxt is not None and nxt.startswith("-") and not _is_number(nxt) else i + 2
+
+    def unknown_option(self, args: list[Word], i: int, spelling: str, has_inline: bool) -> int:
+        """A flag the linter does not interpret: skip it and, if it takes one, its value."""
+        if has_inline or spelling in self.know.valueless or i + 1 >= len(args):
+            return i + 1
+        nxt = args[i + 1]
+        if nxt.text is not None and nxt.text.startswith("-") and not _is_number(nxt.text):
+            return i + 1
+        return i + 2
+
+    def set(self, setting: Setting) -> None:
+        if setting.name == "model":
+            self.launch.model = setting
+        else:
+            self.launch.options[setting.name] = setting
+        self.launch.history.append(setting)
+
+    def finish(self) -> None:
+        self.launch.env = {
+            key: Setting(key, word.text if word.text is not None else UNKNOWN, word.span, key, word.span)
+            for key, word in self.entry.env.items()
+        }
+        if self.launch.model is None and self.launch.unseen:
+            # `sglang serve "$@"`: the caller's arguments usually hold the model; do not guess
+            self.launch.model = Setting("model", UNKNOWN, self.launch.anchor, "")
+        self.launch.release_hint = sglang_image_release(self.entry.image, self.know)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def launch_from_entry(entry: _Entry, base_dir: str | None, read_config: ConfigReader | None = None) -> Launch:
+    """The SGLang launch of ``entry`` (found by the shared :func:`~flake8_replayssm.argv.find_entry`)."""
+    parser = _Parser(entry, knowledge(), base_dir, read_config or config_files.read_config_file)
+    return parser.run(entry.args)
+
+
+def launch_from_serve_config(text: str, *, base_dir: str | None = None) -> Launch | None:
+    """An SGLang ``--config`` YAML judged on its own, as ``sglang serve --config FILE``."""
+    config = config_files.config_args_from_text(text)
+    if config is None or not (config.words or config.false_keys):
+        return None
+    know = knowledge()
+    anchor = config.words[0].span if config.words else config.false_keys[0].span
+    entry = _Entry("sglang-serve", [], anchor, {}, label="sglang serve --config")
+    parser = _Parser(entry, know, base_dir, config_files.read_config_file)
+    launch = parser.run(parser.config_words(config))
+    if launch.model is None:
+        # such a file is used as `sglang serve MODEL --config FILE`: the model is elsewhere
+        launch.model = Setting("model", UNKNOWN, anchor, "")
+    return launch
+
+
+#: keys only an SGLang server config has (a vLLM serve config never does)
+_SGLANG_CONFIG_KEYS = ("enable-linear-replayssm", "linear-replayssm-cache-len", "enable-linear-replayssm-spec",
+                       "enable-gdn-replayssm-spec", "enable-gdn-replayssm", "mamba-radix-cache-strategy",
+                       "mamba-scheduler-strategy", "model-path")
+
+
+def is_serve_config(text: str) -> bool:
+    """Whether ``text`` is an SGLang ``--config`` YAML: a flat mapping with SGLang-only keys."""
+    if not any(key in text or key.replace("-", "_") in text for key in _SGLANG_CONFIG_KEYS):
+        return False
+    config = config_files.config_args_from_text(text)
+    if config is None:
+        return False
+    keys = [w.text[2:].replace("_", "-") for w in config.words if w.text and w.text.startswith("--")]
+    keys += [s.spelling.replace("_", "-") for s in config.false_keys]
+    return any(key in _SGLANG_CONFIG_KEYS for key in keys) and not any(
+        key in ("apiVersion", "kind", "services", "spec") for key in keys)

@@ -1,0 +1,166 @@
+"""Run an SGLang release's checks (``[[checks]]`` of data/sglang.toml): RSM301-RSM308.
+
+As on the vLLM side (:mod:`flake8_replayssm.validator`), SGLang stops at its first
+failure but the linter reports every code a launch violates, once each: every
+check is evaluated, and the first failing check of each code gives the message.
+Unknown parts of the launch (and an unset GPU) are enumerated as scenarios
+(:mod:`.resolve`), and a code is reported only when it fails in all of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..architectures import resolve_model
+from ..model import UNKNOWN, Finding, Launch, Setting, Span
+from .knowledge import Check, Knowledge, Release
+from .resolve import Scenario, dimensions_for, scenarios
+
+#: give up (report nothing from the checks) rather than enumerate without bound
+MAX_SCENARIOS = 50_000
+_GPU_NAMES = {"hopper": "Hopper", "blackwell": "Blackwell"}
+
+
+@dataclass(frozen=True)
+class ModelVerdict:
+    """Which architectures a launch's model may be, and how we know."""
+
+    architectures: tuple[str, ...]
+    resolved: bool
+    detail: str
+    #: whether the checkpoint has Mamba layers (its config.json's layer_types), when read
+    mamba_layers: bool | None = None
+
+
+def _mamba_layers(model: str, base: Path | None, model_dirs: Sequence[Path]) -> bool | None:
+    """``"mamba" in layer_types`` of a local checkpoint's config.json (GraniteMoeHybrid is
+    dense or hybrid by its layers, not by its architecture); None when there is none."""
+    candidates = [Path(os.path.expanduser(model))]
+    if base is not None:
+        candidates.append(base / model)
+    candidates += [d / model for d in model_dirs]
+    for folder in candidates:
+        config = folder / "config.json"
+        try:
+            if config.is_file() and config.stat().st_size < 4_000_000:
+                layers = json.loads(config.read_text(encoding="utf-8")).get("layer_types")
+                return "mamba" in layers if isinstance(layers, list) else None
+        except (OSError, ValueError, AttributeError):
+            return None
+    return None
+
+
+def model_verdict(launch: Launch, know: Knowledge, *, extra_models: Mapping[str, str],
+                  model_dirs: Sequence[Path]) -> ModelVerdict:
+    stand_ins = know.models.unresolved_stand_ins
+    setting = launch.model
+    if setting is None:
+        return ModelVerdict(stand_ins, False, "the model is not visible (SGLang needs --model-path)")
+    if setting.value is UNKNOWN or not isinstance(setting.value, str):
+        return ModelVerdict(stand_ins, False, "the model is not static")
+    base = Path(launch.base_dir) if launch.base_dir else None
+    resolution = resolve_model(setting.value, extra_models=extra_models, model_dirs=model_dirs, base_dir=base)
+    if resolution.architecture is None:
+        return ModelVerdict(stand_ins, False, resolution.detail)
+    layers = _mamba_layers(setting.value, base, model_dirs) \
+        if resolution.architecture in know.models.radix_by_layer_types else None
+    return ModelVerdict((resolution.architecture,), True, resolution.detail, layers)
+
+
+def _flag_span(launch: Launch, options: Mapping[str, Setting], check: Check, facts: Mapping[str, Any]) -> Span:
+    """Where a finding goes: the check's own option, else the ReplaySSM flag it is about."""
+    for name in (check.at,) if check.at else ():
+        if name in options:
+            return options[name].span
+    replay, spec = options.get("enable_linear_replayssm"), options.get("enable_linear_replayssm_spec")
+    first = (spec, replay) if check.applies == "spec" else (replay, spec)
+    for setting in first:
+        if setting is not None:
+            return setting.span
+    return launch.anchor
+
+
+def _applies(check: Check, facts: Mapping[str, Any]) -> bool:
+    if check.applies == "replay":
+        return bool(facts["replay"])
+    if check.applies == "spec":
+        return bool(facts["spec"])
+    return bool(facts["replay"] or facts["spec"])
+
+
+_FLAG = re.compile(r"--([a-z0-9][a-z0-9-]*)(?: ([A-Za-z0-9_.]+))?")
+
+
+def as_keywords(fix: str, know: Knowledge) -> str:
+    """A fix for a command line, said for ``Engine(...)`` keywords: ``--page-size 1`` ->
+    ``page_size=1``, ``--disable-overlap-schedule`` -> ``disable_overlap_schedule=True``."""
+    def keyword(match: re.Match[str]) -> str:
+        option = know.by_cli.get("--" + match.group(1))
+        if option is None:
+            return match.group(0)
+        name = option.same_as or option.name
+        if option.kind == "bool":
+            return f"{name}=True" + (f" {match.group(2)}" if match.group(2) else "")
+        value = match.group(2)
+        if value is None:
+            return f"{name}="
+        return f"{name}={value}" if value.lstrip("-").isdigit() else f"{name}={value!r}"
+
+    return _FLAG.sub(keyword, fix)
+
+
+def _message(check: Check, scenario: Scenario, release: Release, gpu: str | None, launch: Launch,
+             know: Knowledge) -> str:
+    facts = scenario.facts
+    text = check.message.format(**facts)
+    notes = [scenario.notes[name] for name in sorted(check.when.names) if name in scenario.notes]
+    where = f"SGLang {release.version}" + (f" on {_GPU_NAMES[gpu]}" if gpu else "")
+    why = f" ({'; '.join(notes)})" if notes else ""
+    fix = check.fix.format(**facts)
+    if launch.form == "kwargs":  # the user's form: keywords, not flags (SGLang's own text stays)
+        fix = as_keywords(fix, know)
+    return f"{text} [{where}]{why}; fix: {fix}"
+
+
+def run_checks(launch: Launch, options: Mapping[str, Setting], release: Release, gpu: str | None,
+               verdict: ModelVerdict, know: Knowledge) -> list[Finding]:
+    """RSM301-RSM308: the codes that fail in every scenario of the launch."""
+    by_code: dict[str, list[Check]] = {}
+    for check in release.checks:
+        by_code.setdefault(check.code, []).append(check)
+    gpus = [gpu] if gpu else ["hopper", "blackwell"]
+    findings = []
+    for code, checks in by_code.items():
+        read = set().union(*(c.when.names for c in checks)) | {"replay", "spec"}
+        first: tuple[Check, Scenario] | None = None
+        holds = True
+        for count, scenario in enumerate(scenarios(launch, options, release, gpus, verdict.architectures, know,
+                                                   vary=dimensions_for(read),
+                                                   mamba_layers=verdict.mamba_layers)):
+            failing = next((c for c in checks if _applies(c, scenario.facts) and c.when(scenario.facts)), None)
+            if failing is None or count >= MAX_SCENARIOS:
+                holds = False
+                break
+            first = first or (failing, scenario)
+        if holds and first is not None:
+            check, scenario = first
+            findings.append(Finding(_flag_span(launch, options, check, scenario.facts), code,
+                                    _message(check, scenario, release, gpu, launch, know)))
+    return findings
+
+
+def unresolved_model_finding(launch: Launch, options: Mapping[str, Setting],
+                             verdict: ModelVerdict) -> Finding | None:
+    """RSM201: ReplaySSM is on but the model cannot be resolved statically."""
+    flag = options.get("enable_linear_replayssm") or options.get("enable_linear_replayssm_spec")
+    if verdict.resolved or flag is None or flag.value is not True:
+        return None
+    return Finding(flag.span, "RSM201", (
+        f"{flag.spelling.rstrip('=') or 'ReplaySSM'} with a model that cannot be resolved statically "
+        f"({verdict.detail}); its architecture decides whether SGLang accepts the launch; fix: use a "
+        "literal model id, or map it in [tool.flake8-replayssm] extra-models"))

@@ -1,0 +1,188 @@
+"""SGLang's facts, loaded once from ``data/sglang.toml`` and ``data/sglang_argv.toml``.
+
+Like the vLLM side (:mod:`flake8_replayssm.knowledge`), everything that changes
+from one release to the next is data; this module only types it.  A check
+applies to the releases from its ``since`` to its ``until``, so a release's
+checks are the ones whose range holds it, in the file's (SGLang's) order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping
+
+from ..conditions import Condition, compile_condition
+from ..knowledge import _read, _resolve_extends, version_key
+
+
+@dataclass(frozen=True)
+class Check:
+    """One refusal (or silent no-op) of SGLang's server-argument resolution, as data."""
+
+    id: str
+    code: str
+    when: Condition
+    message: str
+    fix: str
+    applies: str  # "replay", "spec" or "any"
+    at: str  # the option whose token the finding is reported at ("" = the applying flag)
+    since: str
+    until: str | None
+
+
+@dataclass(frozen=True)
+class Release:
+    """How one SGLang release treats a ReplaySSM launch."""
+
+    version: str
+    source: str
+    linear_attn_backends: tuple[str, ...]
+    kimi_decode_override: bool
+    sm100_skips_helion: bool
+    radix_archs: frozenset[str]
+    extra_buffer_archs: frozenset[str]
+    checks: tuple[Check, ...]
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return version_key(self.version)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A ServerArgs field the linter reads: its kind and the CLI names that set it."""
+
+    name: str
+    kind: str  # bool, int, str, model
+    cli: tuple[str, ...]
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    #: the field another name stands for (0.5.16's enable_gdn_replayssm_spec)
+    same_as: str | None = None
+    keyword_since: str | None = None
+    keyword_until: str | None = None
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """A CLI spelling that exists only in some releases, or is deprecated."""
+
+    text: str
+    option: str
+    since: str | None
+    until: str | None
+    deprecated_since: str | None
+    instead: str | None
+    instead_before: str | None
+
+
+@dataclass(frozen=True)
+class Models:
+    unresolved_stand_ins: tuple[str, ...]
+    gdn: frozenset[str]
+    kda: frozenset[str]
+    no_effect: frozenset[str]
+    effect_unknown: frozenset[str]
+    radix_by_layer_types: frozenset[str]
+    kimi_decode_override: frozenset[str]
+    blackwell_attention_overrides: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    name: str
+    package: str
+    image: str
+    first_release: str
+    positional_model_since: str
+    releases: Mapping[str, Release]
+    models: Models
+    options: Mapping[str, Option]
+    spellings: Mapping[str, Spelling]
+    proposal_names: Mapping[str, str]
+    long_options: tuple[str, ...]
+    valueless: frozenset[str]
+    #: every CLI spelling the linter interprets -> its option
+    by_cli: Mapping[str, Option]
+
+    @property
+    def newest(self) -> Release:
+        return max(self.releases.values(), key=lambda r: r.key)
+
+
+def in_range(version: str, since: str | None, until: str | None) -> bool:
+    key = version_key(version)
+    return (since is None or version_key(since) <= key) and (until is None or key <= version_key(until))
+
+
+def _option(name: str, t: Mapping[str, Any]) -> Option:
+    return Option(
+        name=name,
+        kind=t["kind"],
+        cli=tuple(t.get("cli", ["--" + name.replace("_", "-")])),
+        default=t.get("default"),
+        choices=tuple(t.get("choices", ())),
+        same_as=t.get("same_as"),
+        keyword_since=t.get("keyword_since"),
+        keyword_until=t.get("keyword_until"),
+    )
+
+
+def _check(t: Mapping[str, Any]) -> Check:
+    return Check(id=t["id"], code=t["code"], when=compile_condition(t["when"]), message=t["message"],
+                 fix=t["fix"], applies=t["applies"], at=t.get("at", ""), since=t.get("since", "0"),
+                 until=t.get("until"))
+
+
+def _release(version: str, t: Mapping[str, Any], checks: tuple[Check, ...]) -> Release:
+    return Release(
+        version=version,
+        source=t["source"],
+        linear_attn_backends=tuple(t["linear_attn_backends"]),
+        kimi_decode_override=bool(t["kimi_decode_override"]),
+        sm100_skips_helion=bool(t["sm100_skips_helion"]),
+        radix_archs=frozenset(t["radix_archs"]),
+        extra_buffer_archs=frozenset(t["extra_buffer_archs"]),
+        checks=tuple(c for c in checks if in_range(version, c.since, c.until)),
+    )
+
+
+@lru_cache(maxsize=1)
+def knowledge() -> Knowledge:
+    """Load and cache the packaged SGLang data (once per process)."""
+    raw = _read("sglang.toml")
+    argv = _read("sglang_argv.toml")["argv"]
+    checks = tuple(_check(c) for c in raw["checks"])
+    merged = _resolve_extends(raw["releases"])
+    models = raw["models"]
+    options = {name: _option(name, t) for name, t in raw["options"].items()}
+    spellings = {text: Spelling(text, t["option"], t.get("since"), t.get("until"), t.get("deprecated_since"),
+                                t.get("instead"), t.get("instead_before"))
+                 for text, t in raw["spellings"].items()}
+    by_cli = {flag: option for option in options.values() for flag in option.cli}
+    by_cli.update((s.text, options[s.option]) for s in spellings.values())
+    return Knowledge(
+        name=raw["engine"]["name"],
+        package=raw["engine"]["package"],
+        image=raw["engine"]["image"],
+        first_release=raw["engine"]["first_release"],
+        positional_model_since=raw["engine"]["positional_model_since"],
+        releases={v: _release(v, t, checks) for v, t in merged.items()},
+        models=Models(
+            unresolved_stand_ins=tuple(models["unresolved_stand_ins"]),
+            gdn=frozenset(models["gdn"]),
+            kda=frozenset(models["kda"]),
+            no_effect=frozenset(models["no_effect"]),
+            effect_unknown=frozenset(models["effect_unknown"]),
+            radix_by_layer_types=frozenset(models["radix_by_layer_types"]),
+            kimi_decode_override=frozenset(models["kimi_decode_override"]),
+            blackwell_attention_overrides=frozenset(models["blackwell_attention_overrides"]),
+        ),
+        options=options,
+        spellings=spellings,
+        proposal_names=dict(raw["proposal_names"]),
+        long_options=tuple(argv["long_options"]),
+        valueless=frozenset(argv["valueless"]),
+        by_cli=by_cli,
+    )

@@ -1,0 +1,276 @@
+"""From an SGLang :class:`~flake8_replayssm.model.Launch` to what SGLang's checks see.
+
+SGLang does not judge what was typed but what its server-argument resolution makes
+of it, and three silent resolutions decide most ReplaySSM verdicts (reference §5):
+
+- **S3**, the mamba radix-cache strategy ``auto`` (the default): on a model using
+  the mamba radix cache it becomes ``extra_buffer`` while the overlap scheduler is
+  on (or pages are larger than 1) and the model supports it on the Triton
+  backend, else ``no_buffer`` *and* the overlap scheduler is turned off; an
+  explicit ``no_buffer`` leaves the overlap scheduler on;
+- **S1/S2**, the decode backend: on Blackwell (SM100) with ``--mamba-ssm-dtype
+  bfloat16`` an unset ``--linear-attn-decode-backend`` becomes ``flashinfer``,
+  except for Kimi models (0.5.17+), which keep ``triton``;
+- **S4**, a decode backend ``flashkda`` inherited from ``--linear-attn-backend``
+  falls back to ``triton``.
+
+Two more things change what the checks see: a PD decode server runs without the radix
+cache (unless ``--disaggregation-decode-enable-radix-cache``), and on Blackwell the
+Nemotron-H and Qwen3-Next families' overrides choose the attention backend and page size
+when ``--attention-backend`` is unset (release-dependent, so taken as unknown there).
+
+Where the launch leaves something unknown (a model in a variable, ``"$@"``, an
+unset GPU), each possible value becomes a scenario; a code is reported only when
+it fails in every scenario, so an unknown never causes a finding by itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Sequence
+
+from ..architectures import architecture_kind
+from ..model import UNKNOWN, Launch, Setting
+from .knowledge import Knowledge, Release
+
+_EXTRA = ("extra_buffer", "extra_buffer_lazy")
+
+#: the values an unknown setting may take (enough to tell every check's outcome apart)
+UNKNOWN_CHOICES: dict[str, tuple[Any, ...]] = {
+    "page_size": (None, 1, 64),
+    "attention_backend": (None, "trtllm_mha"),
+    "mamba_ssm_dtype": (None, "float32", "bfloat16", "float16"),
+    "linear_replayssm_cache_len": (16, 3, 0),
+    "speculative_eagle_topk": (None, 1, 4),
+    "device": (None, "cpu"),
+    "speculative_algorithm": (None, "DFLASH", "EAGLE"),
+    "linear_attn_verify_backend": (None, "triton"),
+    "ragged": ("static", "cap-accept"),
+}
+
+#: which scenario dimensions each fact depends on: a code is enumerated only over the
+#: dimensions its checks can see
+_RADIX = frozenset({"architecture", "radix_layers", "radix_disabled", "disaggregation", "decode_radix"})
+_OVERRIDE = frozenset({"gpu", "architecture", "attention_backend", "blackwell_override"})
+FACT_DIMENSIONS: dict[str, frozenset[str]] = {
+    "replay": frozenset({"replay"}),
+    "spec": frozenset({"spec"}),
+    "architecture": frozenset({"architecture"}),
+    "radix_arch": frozenset({"architecture", "radix_layers"}),
+    "radix_disabled": _RADIX,
+    "radix": _RADIX,
+    "strategy_given": frozenset({"strategy_given"}),
+    "strategy": _RADIX | _OVERRIDE | {"strategy_given", "overlap_off", "page_size", "linear_backend"},
+    "page_size": _OVERRIDE | {"page_size"},
+    "attention_backend": _OVERRIDE,
+    "decode": frozenset({"decode_given", "linear_backend", "gpu", "ssm_dtype", "architecture"}),
+    "disaggregation": frozenset({"disaggregation"}),
+    "cache_len": frozenset({"cache_len"}),
+    "cache_len_power_of_two": frozenset({"cache_len"}),
+    "topk": frozenset({"topk"}),
+    "ssm_dtype": frozenset({"ssm_dtype"}),
+    "ragged_mode": frozenset({"ragged"}),
+    "spec_algorithm": frozenset({"spec_algorithm"}),
+    "spec_algorithm_raw": frozenset({"spec_algorithm"}),
+    "verify_backend": frozenset({"verify_backend"}),
+    "unified_memory": frozenset({"unified_memory"}),
+    "device": frozenset({"device"}),
+    "effect": frozenset({"architecture", "radix_layers"}),
+    "gpu": frozenset({"gpu"}),
+}
+FACT_DIMENSIONS["extra_buffer"] = FACT_DIMENSIONS["strategy"]
+FACT_DIMENSIONS["overlap"] = FACT_DIMENSIONS["strategy"]
+
+
+def dimensions_for(fact_names: set[str]) -> frozenset[str]:
+    return frozenset().union(*(FACT_DIMENSIONS[name] for name in fact_names))
+
+
+@dataclass
+class Scenario:
+    """One concrete reading of a launch: the facts the checks read, and why some hold."""
+
+    facts: dict[str, Any]
+    #: fact -> a sentence saying which silent default or resolution produced it
+    notes: dict[str, str] = field(default_factory=dict)
+
+
+def _choices(value: Any, unknown: Sequence[Any]) -> list[Any]:
+    return list(unknown) if value is UNKNOWN else [value]
+
+
+def _bools(value: Any) -> list[bool]:
+    return [False, True] if value is UNKNOWN else [bool(value)]
+
+
+def _int(value: Any) -> Any:
+    if value is UNKNOWN or value is None or isinstance(value, bool):
+        return UNKNOWN if isinstance(value, bool) else value
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return UNKNOWN
+
+
+def effect_of(architecture: str, radix_layers: bool | None, release: Release, know: Knowledge) -> str:
+    """What ReplaySSM does for this model: "gdn", "kda", "no-effect", "dense" or "unknown"."""
+    models = know.models
+    if architecture in models.gdn:
+        return "gdn"
+    if architecture in models.kda:
+        return "kda"
+    if architecture in models.no_effect:
+        return "no-effect"
+    if architecture in models.effect_unknown or architecture in release.radix_archs \
+            or architecture in release.extra_buffer_archs or architecture_kind(architecture) != "transformer":
+        return "unknown"
+    return "dense"
+
+
+def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, gpus: Sequence[str],
+              architectures: Sequence[str], know: Knowledge, vary: frozenset[str] | None = None,
+              mamba_layers: bool | None = None) -> Iterator[Scenario]:
+    """Every concrete reading of ``launch`` on ``release``; ``options`` are those the release accepts.
+
+    Only the dimensions in ``vary`` (all when None) take all their values; the others
+    keep their first, which is enough for checks that cannot see them.  ``mamba_layers``
+    is what a local config.json says about the model's layer types, if it was read.
+    """
+    def value(name: str) -> Any:
+        setting = options.get(name)
+        if setting is None:
+            return UNKNOWN if launch.open_ended else know.options[name].default
+        return setting.value
+
+    strategy_value = value("mamba_radix_cache_strategy")
+    ragged_env = launch.env.get("SGLANG_RAGGED_VERIFY_MODE")
+    if ragged_env is None:
+        ragged: Any = UNKNOWN if launch.env_open_ended else "static"
+    else:
+        ragged = ragged_env.value
+    dims: dict[str, list[Any]] = {
+        "architecture": list(architectures),
+        "radix_layers": [True, False] if mamba_layers is None else [mamba_layers],
+        "blackwell_override": [None, (None, 1), ("trtllm_mha", 64)],
+        "gpu": list(gpus),
+        "replay": _bools(value("enable_linear_replayssm")),
+        "spec": _bools(value("enable_linear_replayssm_spec")),
+        "strategy_given": _choices(strategy_value, know.options["mamba_radix_cache_strategy"].choices),
+        "overlap_off": _bools(value("disable_overlap_schedule")),
+        "radix_disabled": _bools(value("disable_radix_cache")),
+        "decode_radix": _bools(value("disaggregation_decode_enable_radix_cache")),
+        "page_size": _choices(_int(value("page_size")), UNKNOWN_CHOICES["page_size"]),
+        "attention_backend": _choices(value("attention_backend"), UNKNOWN_CHOICES["attention_backend"]),
+        "linear_backend": _choices(value("linear_attn_backend"), release.linear_attn_backends),
+        "decode_given": _choices(value("linear_attn_decode_backend"), (None,) + release.linear_attn_backends),
+        "ssm_dtype": _choices(value("mamba_ssm_dtype"), UNKNOWN_CHOICES["mamba_ssm_dtype"]),
+        "disaggregation": _choices(value("disaggregation_mode"), know.options["disaggregation_mode"].choices),
+        "cache_len": _choices(_int(value("linear_replayssm_cache_len")),
+                              UNKNOWN_CHOICES["linear_replayssm_cache_len"]),
+        "topk": _choices(_int(value("speculative_eagle_topk")), UNKNOWN_CHOICES["speculative_eagle_topk"]),
+        "unified_memory": _bools(value("enable_unified_memory")),
+        "device": _choices(value("device"), UNKNOWN_CHOICES["device"]),
+        "ragged": _choices(ragged, UNKNOWN_CHOICES["ragged"]),
+        "spec_algorithm": _choices(value("speculative_algorithm"), UNKNOWN_CHOICES["speculative_algorithm"]),
+        "verify_backend": _choices(value("linear_attn_verify_backend"),
+                                   UNKNOWN_CHOICES["linear_attn_verify_backend"]),
+    }
+    if vary is not None:
+        dims = {name: values if name in vary else values[:1] for name, values in dims.items()}
+    names = list(dims)
+    for combo in itertools.product(*dims.values()):
+        d = dict(zip(names, combo))
+        arch = d["architecture"]
+        layered = arch in know.models.radix_by_layer_types
+        if not layered and not d["radix_layers"]:
+            continue  # the checkpoint's layers matter only for these models
+        if d["blackwell_override"] is not None and not (
+                d["gpu"] == "blackwell" and arch in know.models.blackwell_attention_overrides
+                and d["attention_backend"] is None):
+            continue  # the model overrides choose the attention backend only there
+        yield _scenario(d, arch, layered, "mamba_radix_cache_strategy" in options, release, know)
+
+
+def _scenario(d: dict[str, Any], arch: str, layered: bool, strategy_written: bool, release: Release,
+              know: Knowledge) -> Scenario:
+    notes: dict[str, str] = {}
+    if d["blackwell_override"] is not None:
+        d = dict(d, attention_backend=d["blackwell_override"][0], page_size=d["blackwell_override"][1])
+    radix_arch = arch in release.radix_archs and (d["radix_layers"] if layered else True)
+    radix_disabled = d["radix_disabled"] or (d["disaggregation"] == "decode" and not d["decode_radix"])
+    d = dict(d, radix_disabled=radix_disabled)
+    radix = radix_arch and not radix_disabled
+    strategy, overlap = _resolve_strategy(d, arch, radix, release, notes, strategy_written)
+    decode = _resolve_decode(d, arch, release, know, notes)
+    cache_len = d["cache_len"]
+    algorithm = d["spec_algorithm"]
+    facts = {
+        "replay": d["replay"],
+        "spec": d["spec"],
+        "architecture": arch,
+        "radix_arch": radix_arch,
+        "radix": radix,
+        "radix_disabled": d["radix_disabled"],
+        "strategy_given": d["strategy_given"],
+        "strategy": strategy,
+        "extra_buffer": not d["radix_disabled"] and strategy in _EXTRA,
+        "overlap": overlap,
+        "page_size": d["page_size"],
+        "attention_backend": d["attention_backend"],
+        "decode": decode,
+        "disaggregation": d["disaggregation"],
+        "cache_len": cache_len,
+        "cache_len_power_of_two": isinstance(cache_len, int) and cache_len > 0 and cache_len & (cache_len - 1) == 0,
+        "topk": d["topk"],
+        "ssm_dtype": d["ssm_dtype"],
+        "ragged_mode": d["ragged"],
+        "spec_algorithm": (algorithm or "").upper(),
+        "spec_algorithm_raw": algorithm,
+        "verify_backend": d["verify_backend"],
+        "unified_memory": d["unified_memory"],
+        "device": d["device"],
+        "effect": effect_of(arch, d["radix_layers"] if layered else None, release, know),
+        "gpu": d["gpu"],
+    }
+    return Scenario(facts, notes)
+
+
+def _resolve_strategy(d: dict[str, Any], arch: str, radix: bool, release: Release, notes: dict[str, str],
+                      written: bool) -> tuple[str, bool]:
+    """S3 (``_mamba_radix_cache_resolution``): the strategy and whether overlap stays on."""
+    given = d["strategy_given"]
+    overlap = not d["overlap_off"]
+    if not radix or given != "auto":
+        if radix and given == "no_buffer" and overlap:
+            notes["overlap"] = ("an explicit no_buffer leaves the overlap scheduler on; only auto turns "
+                                "it off")
+        return given, overlap
+    paging = isinstance(d["page_size"], int) and d["page_size"] > 1
+    shown = "auto" if written else "is not set, and its default auto"
+    if (overlap or paging) and arch in release.extra_buffer_archs and d["linear_backend"] == "triton":
+        why = "the overlap scheduler is on" if overlap else "--page-size is above 1"
+        notes["extra_buffer"] = (f"--mamba-radix-cache-strategy {shown} resolves to extra_buffer for {arch} "
+                                 f"because {why}, although SGLang's help calls no_buffer the default")
+        return "extra_buffer", overlap
+    return "no_buffer", False
+
+
+def _resolve_decode(d: dict[str, Any], arch: str, release: Release, know: Knowledge,
+                    notes: dict[str, str]) -> str:
+    """S2, S1 and S4 (the linear-attn backend handler): the decode backend ReplaySSM sees."""
+    given = d["decode_given"]
+    base = d["linear_backend"]
+    blackwell_bf16 = d["gpu"] == "blackwell" and d["ssm_dtype"] == "bfloat16"
+    decode = given
+    if decode is None and blackwell_bf16 and release.kimi_decode_override \
+            and arch in know.models.kimi_decode_override:
+        decode = "triton"  # S2: Kimi keeps triton (ReplaySSM requires it)
+    if decode is None and blackwell_bf16 and not (release.sm100_skips_helion and base == "helion"):
+        decode = "flashinfer"  # S1
+        notes["decode"] = ("on Blackwell (SM100) with --mamba-ssm-dtype bfloat16, SGLang switches an unset "
+                           "--linear-attn-decode-backend to flashinfer")
+    resolved = decode or base
+    if resolved == "flashkda" and given != "flashkda":
+        resolved = "triton"  # S4: FlashKDA is prefill-only
+    return resolved

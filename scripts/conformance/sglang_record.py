@@ -1,0 +1,263 @@
+"""Record what one SGLang release does with every generated ReplaySSM launch, per GPU.
+
+    python3 scripts/conformance/sglang_record.py --release 0.5.23 \
+        [--oracle-dir /tmp/sglang-oracle] [--out tests/conformance/sglang/0.5.23.jsonl]
+    python3 scripts/conformance/sglang_record.py --release all       # every release, ~45 s each
+    python3 scripts/conformance/sglang_record.py --release 0.5.23 --gpu blackwell \
+        --adhoc "serve --model-path models/Qwen3Next --enable-linear-replayssm"
+
+For each GPU generation (Hopper, Blackwell) one child process runs under the oracle's
+Python with the environment of ``sglang_oracle.oracle_env`` (the release first on the
+path, CUDA-only modules stood in, torch reporting that GPU), in a temporary working
+directory holding the tiny model folders and the ``--config`` files.  For every launch
+the child does what SGLang's entry point does:
+
+* ``sglang serve``: ``_extract_model_type_override`` and (0.5.16+)
+  ``_normalize_positional_model_path`` from ``sglang/cli/serve.py``; 0.5.15 instead
+  requires ``--model-path`` (``get_model_path``);
+* ``prepare_server_args(argv)`` (argparse and the ``--config`` merge), then the
+  resolution: ``ServerArgs.__post_init__`` (0.5.15-0.5.19, inside
+  ``prepare_server_args``) or ``ServerArgs.resolve_once()`` (0.5.20+), as
+  ``launch_server.run_server`` does;
+
+and writes one JSON line per launch and GPU (sorted keys); see
+tests/conformance/sglang/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import traceback
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import sglang_generate  # noqa: E402
+import sglang_oracle  # noqa: E402
+
+GPUS = ("hopper", "blackwell")
+
+
+def _first_line(text: str) -> str:
+    text = re.sub(r" at 0x[0-9a-fA-F]+>", ">", str(text))
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return text.strip()
+
+
+def _argparse_error(stderr: str, code: Any) -> str:
+    for line in reversed([ln for ln in stderr.splitlines() if ln.strip()]):
+        match = re.search(r"error: (.*)$", line)
+        if match:
+            return _first_line(match.group(1))
+    return f"SystemExit({code})"
+
+
+# --------------------------------------------------------------------------- child side
+
+def _server_args_of(exc: BaseException) -> Any:
+    """The ServerArgs a failing resolution was working on (from the traceback's frames)."""
+    from sglang.srt.server_args import ServerArgs
+
+    tb = exc.__traceback__
+    found = None
+    while tb is not None:
+        for name in ("self", "server_args"):
+            value = tb.tb_frame.f_locals.get(name)
+            if isinstance(value, ServerArgs):
+                found = value
+        tb = tb.tb_next
+    return found
+
+
+def _view(server_args: Any) -> Any:
+    try:
+        from sglang.srt.arg_groups.overrides import resolved_view
+
+        return resolved_view(server_args)
+    except Exception:
+        return server_args
+
+
+def _resolved(server_args: Any) -> dict[str, Any] | None:
+    """What SGLang resolved: the values the ReplaySSM checks read."""
+    if server_args is None:
+        return None
+    view = _view(server_args)
+
+    def get(name: str) -> Any:
+        try:
+            return getattr(view, name)
+        except Exception:
+            return getattr(server_args, name, None)
+
+    spec = get("enable_linear_replayssm_spec")
+    if spec is None:
+        spec = get("enable_gdn_replayssm_spec")
+    decode = get("linear_attn_decode_backend") or get("linear_attn_backend")
+    return {
+        "model_path": get("model_path"),
+        "enable_linear_replayssm": get("enable_linear_replayssm"),
+        "spec": bool(spec),
+        "linear_replayssm_cache_len": get("linear_replayssm_cache_len"),
+        "mamba_radix_cache_strategy": get("mamba_radix_cache_strategy"),
+        "mamba_radix_cache_strategy_raw": getattr(server_args, "mamba_radix_cache_strategy", None),
+        "disable_overlap_schedule": get("disable_overlap_schedule"),
+        "disable_radix_cache": get("disable_radix_cache"),
+        "page_size": get("page_size"),
+        "attention_backend": get("attention_backend"),
+        "decode_backend": decode,
+        "mamba_ssm_dtype": get("mamba_ssm_dtype"),
+        "disaggregation_mode": get("disaggregation_mode"),
+        "uses_mamba_radix_cache": get("uses_mamba_radix_cache"),
+    }
+
+
+def _serve_argv(argv: list[str]) -> list[str]:
+    """What ``sglang serve`` hands to the LLM server's parser."""
+    import sglang.cli.serve as serve
+
+    _, argv = serve._extract_model_type_override(list(argv))
+    normalize = getattr(serve, "_normalize_positional_model_path", None)
+    if normalize is not None:
+        argv, _ = normalize(argv)
+    else:
+        from sglang.cli.utils import get_model_path
+
+        get_model_path(argv)  # 0.5.15: --model-path is required here
+    return argv
+
+
+def run_one(launch: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
+    from sglang.srt.server_args import prepare_server_args
+
+    for key in [k for k in os.environ if k.startswith("SGLANG_RAGGED")]:
+        del os.environ[key]
+    os.environ.update(launch["env"])
+    argv = list(launch["argv"])
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            if launch["entry"] == "serve":
+                argv = _serve_argv(argv)
+            server_args = prepare_server_args(argv)
+    except SystemExit as exc:
+        return {"stage": "argparse", "error": _argparse_error(err.getvalue(), exc.code)}, None
+    except Exception as exc:
+        stage = "server_args" if _server_args_of(exc) is not None else "argparse"
+        return ({"stage": stage, "error": _first_line(str(exc)) or type(exc).__name__,
+                 "exc": type(exc).__name__}, _resolved(_server_args_of(exc)))
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            if hasattr(server_args, "resolve_once"):
+                server_args.resolve_once()
+    except Exception as exc:
+        if os.environ.get("ORACLE_TRACE"):
+            traceback.print_exc()
+        return ({"stage": "server_args", "error": _first_line(str(exc)) or type(exc).__name__,
+                 "exc": type(exc).__name__}, _resolved(server_args))
+    return "ok", _resolved(server_args)
+
+
+def child(release: str, gpu: str) -> None:
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    for line in sys.stdin:
+        launch = json.loads(line)
+        outcome, resolved = run_one(launch)
+        record = dict(launch, release=release, gpu=gpu, outcome=outcome, resolved=resolved,
+                      models=models_of(launch))
+        print(json.dumps(record, sort_keys=True, default=str), flush=True)
+
+
+# --------------------------------------------------------------------------- parent side
+
+def models_of(launch: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{model folder as written: the part of its config.json the linter reads} for every
+    tiny model the launch names (``architectures``, and ``layer_types`` where the model
+    has them: GraniteMoeHybrid is dense or hybrid by its layers)."""
+    blobs = list(launch["argv"]) + list(launch["files"].values())
+    out = {}
+    for folder, config in sglang_generate.MODEL_CONFIGS.items():
+        pattern = re.compile(r"(?<![\w./-])" + re.escape(folder) + r"(?![\w./-])")
+        if any(pattern.search(b) for b in blobs):
+            out[folder] = {k: config[k] for k in ("architectures", "layer_types") if k in config}
+    return out
+
+
+def workdir(launches: list[dict[str, Any]]) -> str:
+    work = tempfile.mkdtemp(prefix="sglang-oracle-")
+    for folder, text in sglang_generate.model_config_texts().items():
+        os.makedirs(os.path.join(work, folder), exist_ok=True)
+        with open(os.path.join(work, folder, "config.json"), "w", encoding="utf-8") as fh:
+            fh.write(text)
+    for launch in launches:
+        for path, text in launch["files"].items():
+            full = os.path.join(work, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    return work
+
+
+def record(release: str, gpu: str, launches: list[dict[str, Any]], oracle_dir: str) -> list[dict[str, Any]]:
+    work = workdir(launches)
+    env = sglang_oracle.oracle_env(release, oracle_dir, gpu)
+    env["PYTHONPATH"] += os.pathsep + HERE
+    python = os.path.join(oracle_dir, "venv", "bin", "python")
+    proc = subprocess.run([python, os.path.abspath(__file__), "--child", "--release", release, "--gpu", gpu],
+                          input="".join(json.dumps(launch) + "\n" for launch in launches), env=env, cwd=work,
+                          capture_output=True, text=True)
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    if len(records) != len(launches):
+        sys.stderr.write(proc.stderr[-4000:])
+        raise SystemExit(f"{release}/{gpu}: {len(records)} of {len(launches)} launches recorded")
+    return records
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--release", required=True, help="a release, or 'all'")
+    ap.add_argument("--gpu", choices=GPUS, help="one GPU generation (default: both)")
+    ap.add_argument("--oracle-dir", default="/tmp/sglang-oracle")
+    ap.add_argument("--out", help="default: tests/conformance/sglang/RELEASE.jsonl")
+    ap.add_argument("--adhoc", help="one launch: 'serve ARGS' or 'launch_server ARGS'; prints the record")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ns = ap.parse_args()
+    if ns.child:
+        child(ns.release, ns.gpu)
+        return
+    gpus = [ns.gpu] if ns.gpu else list(GPUS)
+    if ns.adhoc:
+        entry, *argv = shlex.split(ns.adhoc)
+        launch = {"id": "adhoc", "entry": entry, "argv": argv, "env": {}, "files": {}}
+        for gpu in gpus:
+            print(json.dumps(record(ns.release, gpu, [launch], ns.oracle_dir)[0], indent=1, sort_keys=True))
+        return
+    launches = sglang_generate.launches()
+    for release in sglang_oracle.RELEASES if ns.release == "all" else [ns.release]:
+        records = [r for gpu in gpus for r in record(release, gpu, launches, ns.oracle_dir)]
+        out = ns.out or os.path.join(REPO, "tests", "conformance", "sglang", f"{release}.jsonl")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "w", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, sort_keys=True, separators=(",", ":")) + "\n")
+        ok = sum(1 for r in records if r["outcome"] == "ok")
+        print(f"{release}: {len(records)} records ({ok} ok) -> {out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""SGLang's command line as the linter reads it: entry points, spellings, releases, settings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flake8_replayssm import check_source
+from flake8_replayssm.argv import launch_from_command
+from flake8_replayssm.cli import main
+from flake8_replayssm.config import ConfigError, LintConfig, config_from_table
+from flake8_replayssm.engine import judge
+from flake8_replayssm.sglang.target import sglang_image_release
+from flake8_replayssm.sglang.knowledge import knowledge
+
+from conftest import command
+
+QWEN_NEXT = "Qwen/Qwen3-Next-80B-A3B-Instruct"
+SERVE = f"sglang serve --model-path {QWEN_NEXT} --enable-linear-replayssm"
+
+
+def codes(cmdline: str, release: str | None = "0.5.23", **settings) -> list[str]:
+    launch = launch_from_command(command(cmdline))
+    assert launch is not None and launch.engine == "sglang", cmdline
+    config = LintConfig(sglang_version=release, **settings)
+    return sorted(f.code for f in judge(launch, config).findings)
+
+
+def messages(cmdline: str, release: str = "0.5.23", **settings) -> dict[str, str]:
+    launch = launch_from_command(command(cmdline))
+    return {f.code: f.message for f in judge(launch, LintConfig(sglang_version=release, **settings)).findings}
+
+
+@pytest.mark.parametrize("cmdline", [
+    f"sglang serve --model-path {QWEN_NEXT} --enable-linear-replayssm",
+    f"sglang serve {QWEN_NEXT} --enable-linear-replayssm",
+    f"sglang serve --model-type llm {QWEN_NEXT} --enable-linear-replayssm",
+    f"python3 -m sglang.launch_server --model {QWEN_NEXT} --enable-linear-replayssm",
+    f"env CUDA_VISIBLE_DEVICES=0 nohup python -m sglang.launch_server --model-path {QWEN_NEXT} "
+    "--enable-linear-replayssm",
+    f"docker run --gpus all --shm-size 32g lmsysorg/sglang:v0.5.23-cu129 python3 -m sglang.launch_server "
+    f"--model-path {QWEN_NEXT} --enable-linear-replayssm",
+])
+def test_entry_points(cmdline):
+    assert codes(cmdline) == ["RSM302"]
+
+
+def test_not_sglang():
+    assert launch_from_command(command("sglang version")) is None
+    assert launch_from_command(command("python -m sglang.bench_serving --enable-linear-replayssm")) is None
+    # the image has no server entrypoint: bare arguments after it start nothing
+    assert launch_from_command(command(
+        f"docker run lmsysorg/sglang:v0.5.23 --model-path {QWEN_NEXT} --enable-linear-replayssm")) is None
+
+
+def test_positional_model_needs_0_5_16():
+    found = messages(f"sglang serve {QWEN_NEXT} --enable-linear-replayssm --disable-overlap-schedule", "0.5.15")
+    assert list(found) == ["RSM104"] and f"--model-path {QWEN_NEXT}" in found["RSM104"]
+    assert codes(f"sglang serve {QWEN_NEXT} --enable-linear-replayssm --disable-overlap-schedule", "0.5.16") == []
+
+
+def test_only_the_first_word_is_the_model():
+    found = messages(f"sglang serve --enable-linear-replayssm --disable-overlap-schedule {QWEN_NEXT}")
+    assert "RSM106" in found and "unrecognized arguments" in found["RSM106"]
+    found = messages(f"python -m sglang.launch_server {QWEN_NEXT} --enable-linear-replayssm")
+    assert "RSM106" in found
+
+
+@pytest.mark.parametrize("flag,code,fragment", [
+    ("--enable_linear_replayssm", "RSM106", "does not read '_' as '-'"),
+    ("--enable-linear-replayssm=true", "RSM106", "ignored explicit argument 'true'"),
+    ("--enable-linear-replayssm true", "RSM106", "stray argument"),
+    ("--no-enable-linear-replayssm", "RSM106", "no --no- form"),
+    ("--enable-linear-replay", "RSM106", "ambiguous option"),
+    ("--enable-gdn-replayssm", "RSM104", "did you mean --enable-linear-replayssm"),
+    ("--enable-linear-replayssm --gdn-replayssm-cache-len 8", "RSM104", "did you mean --linear-replayssm-cache-len"),
+    ("--enable-linear-replayssm --mamba-scheduler-strategy no_buffer", "RSM104", "removed after SGLang 0.5.19"),
+    ("--enable-linear-replayssm --mamba-radix-cache-strategy bogus", "RSM106", "invalid choice: 'bogus'"),
+    ("--enable-linear-replayssm --linear-replayssm-cache-len abc", "RSM106", "invalid int value"),
+])
+def test_spellings_sglang_rejects(flag, code, fragment):
+    found = messages(f"sglang serve --model-path {QWEN_NEXT} {flag} --disable-overlap-schedule")
+    assert fragment in found.get(code, ""), found
+
+
+def test_spellings_by_release():
+    flags = f"sglang serve --model-path {QWEN_NEXT} --disable-overlap-schedule"
+    # the abbreviation is unique while the spec flag does not exist
+    assert codes(f"{flags} --enable-linear-replay", "0.5.16") == []
+    assert codes(f"{flags} --enable-linear-replay", "0.5.17") == ["RSM106"]
+    # the RFC's name is a unique prefix of the spec-verify flag in 0.5.16-0.5.19
+    found = messages(f"{flags} --enable-gdn-replayssm", "0.5.18")
+    assert "RSM105" in found and "spec-verify variant" in found["RSM105"]
+    # deprecated aliases work (RSM105) until 0.5.19, and are gone from 0.5.20 (RSM104)
+    alias = f"{flags} --enable-linear-replayssm --mamba-scheduler-strategy no_buffer"
+    assert codes(alias, "0.5.19") == ["RSM105"]
+    assert codes(alias, "0.5.20") == ["RSM104"]
+    spec = f"sglang serve --model-path {QWEN_NEXT} --disable-overlap-schedule --enable-gdn-replayssm-spec"
+    assert codes(spec, "0.5.16") == []
+    assert codes(spec, "0.5.17") == ["RSM105"]
+    assert codes(spec, "0.5.20") == ["RSM104"]
+    new_spec = spec.replace("gdn", "linear")
+    assert "write --enable-gdn-replayssm-spec" in messages(new_spec, "0.5.16")["RSM104"]
+
+
+def test_a_rejected_spelling_never_reaches_the_checks():
+    # `--mamba-scheduler-strategy extra_buffer` is an argparse error on 0.5.20: not also RSM302
+    assert codes(f"{SERVE} --disable-overlap-schedule --mamba-scheduler-strategy extra_buffer", "0.5.20") \
+        == ["RSM104"]
+    assert codes(f"{SERVE} --disable-overlap-schedule --mamba-scheduler-strategy extra_buffer", "0.5.19") \
+        == ["RSM105", "RSM302"]
+
+
+def test_release_before_the_flag():
+    found = messages(f"{SERVE} --disable-overlap-schedule", "0.5.14")
+    assert list(found) == ["RSM104"] and "first in SGLang 0.5.15" in found["RSM104"]
+
+
+def test_messages_carry_sglang_wording_release_and_why():
+    found = messages(SERVE, "0.5.16")["RSM302"]
+    assert found.startswith("--enable-linear-replayssm requires --mamba-radix-cache-strategy no_buffer (the "
+                            "default)")
+    assert "Got --mamba-radix-cache-strategy='auto'" in found and "[SGLang 0.5.16]" in found
+    assert "its default auto resolves to extra_buffer" in found and "fix: add --disable-overlap-schedule" in found
+    assert "Got --mamba-radix-cache-strategy='extra_buffer'" in messages(SERVE, "0.5.19")["RSM302"]
+    assert "AttributeError" in messages(SERVE, "0.5.15")["RSM302"]
+    blackwell = messages(f"{SERVE} --disable-overlap-schedule --mamba-ssm-dtype bfloat16", gpu="blackwell")
+    assert "[SGLang 0.5.23 on Blackwell]" in blackwell["RSM301"] and "switches an unset" in blackwell["RSM301"]
+
+
+def test_unseen_extra_arguments():
+    text = f'#!/bin/bash\nsglang serve --model-path {QWEN_NEXT} --enable-linear-replayssm "$@"\n'
+    closed = check_source(text, "shell", config=LintConfig(sglang_version="0.5.23"))
+    assert [f.code for f in closed] == ["RSM302"] and 'assuming "$@" adds no ReplaySSM option' in closed[0].message
+    assert check_source(text, "shell", config=LintConfig(sglang_version="0.5.23", extra_args="open")) == []
+
+
+def test_unresolved_model_is_judged_for_every_stand_in():
+    assert codes("sglang serve --model-path $MODEL --enable-linear-replayssm") == []
+    assert codes("sglang serve --model-path $MODEL --enable-linear-replayssm", enable=("RSM201",)) == ["RSM201"]
+    # a code that holds for every model still holds
+    assert codes("sglang serve --model-path $MODEL --enable-linear-replayssm --disaggregation-mode prefill") \
+        == ["RSM303"]
+
+
+@pytest.mark.parametrize("image,release", [
+    ("lmsysorg/sglang:v0.5.20-cu129", "0.5.20"),
+    ("docker.io/lmsysorg/sglang:v0.5.15.post1-cu126", "0.5.15"),
+    ("lmsysorg/sglang:0.5.18", "0.5.18"),
+    ("lmsysorg/sglang:latest", None),
+    ("lmsysorg/sglang:dev", None),
+    ("someone/sglang:v0.5.20", None),
+    (None, None),
+])
+def test_image_release(image, release):
+    assert sglang_image_release(image, knowledge()) == release
+
+
+def test_target_resolution_order(tmp_path, monkeypatch):
+    from flake8_replayssm import target
+    from flake8_replayssm.sglang.target import resolve_target
+
+    monkeypatch.setattr(target, "installed_version", lambda package: None)
+    monkeypatch.setattr("flake8_replayssm.sglang.target.installed_version", lambda package: None)
+    (tmp_path / "requirements.txt").write_text("vllm==0.33.0\nsglang[all]==0.5.17\n")
+    config = LintConfig(project_root=tmp_path)
+    know = knowledge()
+    assert resolve_target(config, None, know).release.version == "0.5.17"
+    assert resolve_target(config, "0.5.21", know).reason.startswith("image tag v0.5.21")
+    explicit = LintConfig(project_root=tmp_path, sglang_version="0.5.19", sglang_version_source="--sglang-version")
+    assert resolve_target(explicit, "0.5.21", know).release.version == "0.5.19"
+    assert resolve_target(LintConfig(), None, know).release.version == "0.5.23"
+    assert resolve_target(LintConfig(sglang_version="0.5.30"), None, know).release.version == "0.5.23"
+
+
+def test_settings_from_pyproject_cli_and_flake8(tmp_path, capsys):
+    config = config_from_table({"sglang-version": "0.5.18", "gpu": "blackwell"}, tmp_path)
+    assert (config.sglang_version, config.gpu) == ("0.5.18", "blackwell")
+    with pytest.raises(ConfigError):
+        config_from_table({"gpu": "ampere"}, tmp_path)
+    script = tmp_path / "serve.sh"
+    script.write_text(f"{SERVE} --disable-overlap-schedule --mamba-ssm-dtype bfloat16\n")
+    assert main(["check", "--sglang-version", "0.5.18", str(script)]) == 0
+    assert main(["check", "--sglang-version", "0.5.18", "--gpu", "blackwell", str(script)]) == 1
+    assert "RSM301" in capsys.readouterr().out
+    assert main(["check", "--sglang-version", "latest", str(script)]) == 2
+
+
+def test_flake8_options(flake8_path):
+    """--replayssm-sglang-version and --replayssm-gpu, in flake8's config and on its command line."""
+    (flake8_path / "engine.py").write_text(
+        f"import sglang as sgl\nsgl.Engine(model_path={QWEN_NEXT!r}, enable_linear_replayssm=True,\n"
+        "           disable_overlap_schedule=True, mamba_ssm_dtype='bfloat16')\n")
+    (flake8_path / "setup.cfg").write_text("[flake8]\nselect = RSM\nreplayssm-sglang-version = 0.5.18\n")
+    assert flake8_path.run_flake8().out_lines == []
+    result = flake8_path.run_flake8(["--replayssm-gpu", "blackwell"])
+    assert len(result.out_lines) == 1 and "RSM301" in result.out_lines[0]
+    assert "[SGLang 0.5.18 on Blackwell]" in result.out_lines[0]
+
+
+def test_outputs_name_the_engine(tmp_path, capsys):
+    script = tmp_path / "serve.sh"
+    script.write_text(f"{SERVE}\nvllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --use-replayssm\n")
+    assert main(["check", "--format", "json", "--sglang-version", "0.5.20", "--vllm-version", "0.33.0",
+                 str(script)]) == 1
+    items = json.loads(capsys.readouterr().out)
+    findings = items["findings"] if isinstance(items, dict) else items
+    assert [(f["code"], f["engine"], f["vllm_version"]) for f in findings] == [
+        ("RSM302", "sglang", "0.5.20"), ("RSM008", "vllm", "0.33.0")]
+    assert main(["check", "--show-launches", "--sglang-version", "0.5.20", str(script)]) == 1
+    out = capsys.readouterr().out
+    assert "SGLang 0.5.20 (--sglang-version)" in out or "SGLang 0.5.20" in out
