@@ -131,8 +131,9 @@ def _commands_to_launches(commands: list[Command]) -> list[Launch]:
 
 def _lines_of(launch: Launch, cell: int | None = None) -> set[int]:
     """The lines a launch was read from (its word, its model, its options), in one cell."""
-    spans = [launch.anchor] + [s.span for s in [launch.model, *launch.options.values()] if s is not None]
-    return {line for span in spans if span.source is None and span.cell == cell
+    spans = [launch.anchor, launch.written] + [s.span for s in [launch.model, *launch.options.values()]
+                                               if s is not None]
+    return {line for span in spans if span is not None and span.source is None and span.cell == cell
             for line in range(span.line, span.end_line + 1)}
 
 
@@ -252,6 +253,7 @@ def move_launch(launch: Launch, change: Callable[[Span], Span]) -> Launch:
         env={k: setting(v) for k, v in launch.env.items()},
         yaml_false=[setting(s) for s in launch.yaml_false],
         form_findings=[replace(f, span=change(f.span)) for f in launch.form_findings],
+        written=change(launch.written) if launch.written else None,
     )
 
 
@@ -502,6 +504,8 @@ class _Quiet:
                     last += 1  # the words after the last option, on the continuation lines
         elif launch is not None and launch.anchor.cell == span.cell:  # a call: from its name to here
             first, last = min(launch.anchor.line, span.line), max(launch.anchor.line, span.line)
+            if launch.written is not None and launch.written.cell == span.cell:  # or any line of it
+                first, last = min(first, launch.written.line), max(last, launch.written.end_line)
         return suppressions.covers(finding.code, span.line, first, last)
 
 

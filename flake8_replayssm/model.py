@@ -159,6 +159,10 @@ class Launch:
     base_dir: str | None = None
     #: form: "argv" (flags) or "kwargs" (Python keywords); messages speak the user's form
     form: str = "argv"
+    #: the whole call that performs the launch (a Python ``subprocess.run([...])`` or
+    #: ``LLM(...)`` over several lines), when the frontend knows it: a ``# noqa`` on any of
+    #: its lines applies to the launch
+    written: Span | None = None
     #: the serving engine: "vllm", or "sglang" (option names are then ServerArgs fields)
     engine: str = "vllm"
 

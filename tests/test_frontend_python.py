@@ -5,10 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
 from flake8_replayssm import check_source
+from flake8_replayssm.config import LintConfig
 
 NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
 
@@ -235,3 +237,172 @@ def test_joined_argv_run_through_a_shell():
     subprocess.run(" ".join(cmd), shell=True, check=True)
     """
     assert [(line, code) for line, _, code in found(src, "0.28.0")] == [(3, "RSM001")]
+
+
+# -- os.environ written where the launch may or may not see it (review item 2) ---------------
+def lines(source: str) -> list[tuple[int, str]]:
+    return [(line, code) for line, _, code in found(source)]
+
+
+def strict(source: str) -> list[str]:
+    """The codes under the strict reading of unseen extra arguments (extra-args = "open")."""
+    config = LintConfig(vllm_version="0.33.0", extra_args="open")
+    return [f.code for f in check_source(source, "python", config=config)]
+
+
+_LAUNCH = f'LLM(model="{NANO}", use_replayssm=True)'
+
+
+@pytest.mark.parametrize("src", [
+    # set under `if __name__ == "__main__":` after the function that launches
+    f'import os\nfrom vllm import LLM\ndef main():\n    {_LAUNCH}\nif __name__ == "__main__":\n'
+    '    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"\n    main()\n',
+    # set by another function (which holds no launch itself)
+    f'import os\nfrom vllm import LLM\ndef setup_env():\n    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"\n'
+    f'def run():\n    return {_LAUNCH}\n',
+    # a pytest fixture's monkeypatch
+    f'from vllm import LLM\ndef test_launch(monkeypatch):\n    monkeypatch.setenv("VLLM_USE_V2_MODEL_RUNNER", "0")\n'
+    f'    {_LAUNCH}\n',
+    # patched for a block, or for a test by a decorator
+    f'import os\nfrom unittest import mock\nfrom vllm import LLM\n'
+    f'with mock.patch.dict(os.environ, {{"VLLM_USE_V2_MODEL_RUNNER": "0"}}):\n    {_LAUNCH}\n',
+    f'import os\nfrom unittest.mock import patch\nfrom vllm import LLM\n'
+    f'@patch.dict("os.environ", {{"VLLM_USE_V2_MODEL_RUNNER": "0"}})\ndef test_launch():\n    {_LAUNCH}\n',
+    f'import os\nfrom unittest import mock\nfrom vllm import LLM\n'
+    f'with mock.patch.dict(os.environ, ENV):\n    {_LAUNCH}\n',
+    # read from a file the linter does not lint
+    f'from dotenv import load_dotenv\nfrom vllm import LLM\nload_dotenv()\n{_LAUNCH}\n',
+    f'import os\nfrom dotenv import dotenv_values\nfrom vllm import LLM\n'
+    f'os.environ.update(dotenv_values())\n{_LAUNCH}\n',
+    f'import os\nfrom vllm import LLM\nos.environ.update(load_settings())\n{_LAUNCH}\n',
+    f'import os\nfrom vllm import LLM\nos.putenv("VLLM_USE_V2_MODEL_RUNNER", "0")\n{_LAUNCH}\n',
+])
+def test_an_environment_written_out_of_line_is_not_asserted_unset(src):
+    assert found(src) == []
+
+
+def test_environment_writes_count_only_where_they_can_run_before_the_launch():
+    base = f'import os\nfrom vllm import LLM\n{_LAUNCH}\n'
+    assert lines(base) == [(3, "RSM008")]
+    # a function defined before a module-level launch may have run
+    assert lines(base.replace("LLM\n", 'LLM\ndef setup():\n    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"\n')) == []
+    # later in the module, or in a function defined after a module-level launch: too late
+    assert lines(base + 'os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"\n') == [(3, "RSM008")]
+    assert lines(base + 'def later():\n    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"\n') == [(3, "RSM008")]
+    # written elsewhere is "maybe": both readings hold RSM008 when the value written is 1
+    elsewhere_v2 = f'import os\nfrom vllm import LLM\ndef v2():\n    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1"\n' \
+        f'def run():\n    {_LAUNCH}\n'
+    assert lines(elsewhere_v2) == [(6, "RSM008")]
+    # straight-line in the launching function: a known value
+    assert lines(f'import os\nfrom vllm import LLM\ndef run():\n    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1"\n'
+                 f'    {_LAUNCH}\n') == [(5, "RSM008")]
+
+
+def test_a_command_inherits_an_environment_read_from_a_dotenv_file():
+    src = f'import subprocess\nsubprocess.run(["vllm", "serve", "{NANO}", "--use-replayssm"])\n'
+    assert [c for _, _, c in found(src)] == ["RSM008"]
+    assert found("from dotenv import load_dotenv\nload_dotenv()\n" + src) == []
+
+
+# -- dicts changed in place before **cfg (review item 3) --------------------------------------
+@pytest.mark.parametrize("change", [
+    'cfg.update(mamba_backend="flashinfer", enable_prefix_caching=False)',
+    'cfg.update({"mamba_backend": "flashinfer", "enable_prefix_caching": False})',
+    'cfg |= {"mamba_backend": "flashinfer", "enable_prefix_caching": False}',
+    'cfg["mamba_backend"] = "flashinfer"\ncfg["enable_prefix_caching"] = False',
+    'cfg.setdefault("mamba_backend", "flashinfer")\ncfg.setdefault("enable_prefix_caching", False)',
+])
+def test_a_dict_changed_in_place_before_the_launch(change):
+    src = f'from vllm import LLM\ncfg = {{"model": "{NANO}", "use_replayssm": True}}\n{change}\nLLM(**cfg)\n'
+    assert found(src) == []
+    assert [c for _, _, c in found(src.replace("False", "True"))] == ["RSM002"]
+
+
+def test_dict_entries_removed_or_changed_where_the_launch_may_not_see_it():
+    base = f'from vllm import LLM\ncfg = {{"model": "{NANO}", "use_replayssm": True, ' \
+        '"mamba_backend": "flashinfer", "enable_prefix_caching": False}\n'
+    assert found(base + "LLM(**cfg)\n") == []
+    assert [c for _, _, c in found(base + 'del cfg["mamba_backend"]\nLLM(**cfg)\n')] == ["RSM008"]
+    assert [c for _, _, c in found(base + 'cfg.pop("mamba_backend", None)\nLLM(**cfg)\n')] == ["RSM008"]
+    assert found(base + "LLM(**cfg)\ndel cfg['mamba_backend']\n") == []  # after the launch
+    # changed in another function, or in a loop: that key is not known
+    other = base.replace('"mamba_backend": "flashinfer", ', "")
+    assert [c for _, _, c in found(other + "LLM(**cfg)\n")] == ["RSM008"]
+    assert found(other + 'def pick():\n    cfg["mamba_backend"] = "flashinfer"\ndef run():\n    LLM(**cfg)\n') == []
+    assert found(other + 'for b in BACKENDS:\n    cfg["mamba_backend"] = b\nLLM(**cfg)\n') == []
+    # update(<unseen>): extra keys unseen, judged as written and said so (strict reading: none)
+    unseen = other + "cfg.update(load())\nLLM(**cfg)\n"
+    assert [c for _, _, c in found(unseen)] == ["RSM008"]
+    assert "assuming **cfg adds no ReplaySSM option" in check_source(unseen, "python", vllm_version="0.33.0")[0].message
+    assert strict(unseen) == []
+
+
+# -- argv lists and command strings changed in place (review item 4) --------------------------
+_ARGV = f'import subprocess\ncmd = ["vllm", "serve", "{NANO}", "--use-replayssm"]\n'
+
+
+@pytest.mark.parametrize("src", [
+    _ARGV + 'cmd[4:4] = ["--mamba-backend", "flashinfer", "--disable-prefix-caching"]\nsubprocess.run(cmd)\n',
+    _ARGV + 'cmd[2:2] = ["--mamba-backend", "flashinfer", "--disable-prefix-caching"]\nsubprocess.run(cmd)\n',
+    _ARGV + 'cmd.insert(3, "--disable-prefix-caching")\ncmd.insert(-1, "--mamba-backend=flashinfer")\n'
+    'subprocess.run(cmd)\n',
+    _ARGV + 'del cmd[3]\nsubprocess.run(cmd)\n',
+    _ARGV + 'cmd.pop()\nsubprocess.run(cmd)\n',
+    _ARGV + 'cmd[3] = "--enforce-eager"\nsubprocess.run(cmd)\n',
+    f'import subprocess\ncmd = "vllm serve {NANO} --use-replayssm"\n'
+    'cmd += " --mamba-backend flashinfer --disable-prefix-caching"\nsubprocess.run(cmd, shell=True)\n',
+    f'import os\ncmd = "vllm serve {NANO} --use-replayssm"\ncmd += " --mamba-backend flashinfer"\n'
+    'cmd += " --disable-prefix-caching"\nos.system(cmd)\n',
+])
+def test_a_command_changed_in_place_before_it_runs(src):
+    assert found(src) == []
+
+
+@pytest.mark.parametrize("change", [
+    "cmd.sort()",
+    "cmd[i:i] = more",
+])
+def test_a_change_not_understood_leaves_extra_arguments_unseen_not_dropped(change):
+    src = _ARGV + change + "\nsubprocess.run(cmd)\n"
+    findings = check_source(src, "python", vllm_version="0.33.0")
+    assert [f.code for f in findings] == ["RSM008"]
+    assert "assuming" in findings[0].message
+    assert strict(src) == []
+
+
+def test_unseen_parts_of_a_changed_command_stay_unseen():
+    src = f'import subprocess\ncmd = "vllm serve {NANO} --use-replayssm"\ncmd += extra\n' \
+        'subprocess.run(cmd, shell=True)\n'
+    assert [c for _, _, c in found(src)] == ["RSM008"]
+    assert strict(src) == []
+    # an index into a list with an unseen part cannot be placed: unseen, not applied
+    indexed = _ARGV + 'cmd += more\ndel cmd[3]\nsubprocess.run(cmd)\n'
+    assert [c for _, _, c in found(indexed)] == ["RSM008"]
+    assert strict(indexed) == []
+
+
+# -- bounds and suppressions (review items 19a and noqa) -------------------------------------
+@pytest.mark.parametrize("literal", ["'{}'", "f'{{MODEL}} {}'"])
+def test_a_huge_command_string_is_bounded_before_it_is_read(literal):
+    body = f"vllm serve {NANO} --use-replayssm " + "a" * 1_000_000
+    src = "import os\nos.system(" + literal.format(body) + ")\n"
+    began = time.perf_counter()
+    findings = check_source(src, "python", vllm_version="0.33.0")
+    assert time.perf_counter() - began < 3
+    assert [f.code for f in findings] == ["RSM900"]
+    assert "longer than" in findings[0].message
+
+
+@pytest.mark.parametrize("where", [0, 3])  # the call's first and last lines, which hold no word
+def test_noqa_on_any_line_of_a_multiline_python_call(where):
+    lines = ["import subprocess", "subprocess.run([", '    "vllm", "serve", "tiiuae/Falcon-H1-7B-Instruct",',
+             '    "--use-replayssm",', "])"]
+    assert sorted(c for _, _, c in found("\n".join(lines) + "\n")) == ["RSM001", "RSM008"]
+    lines[1 + where] += "  # noqa: RSM001"
+    assert [c for _, _, c in found("\n".join(lines) + "\n")] == ["RSM008"]
+
+
+def test_noqa_on_the_closing_line_of_an_engine_call():
+    src = f'from vllm import LLM\nllm = LLM(\n    model="{NANO}",\n    use_replayssm=True,\n){{}}\n'
+    assert lines(src.format("")) == [(4, "RSM008")]
+    assert lines(src.format("  # noqa: RSM008")) == []

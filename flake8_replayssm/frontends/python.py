@@ -54,6 +54,8 @@ _MAX_TEXT = 65_536
 _MAX_WORDS = 4_096
 
 _Path = tuple[tuple[int, int], ...]
+#: the name of a value written where the linter cannot see it (not a Python identifier)
+_UNSEEN = "<unseen>"
 
 
 @dataclass
@@ -64,14 +66,18 @@ class _Text:
     positions: list[tuple[int, int]] = field(default_factory=list)
 
     def add(self, chunk: str, line: int, col: int, exact: bool) -> None:
-        for ch in chunk:
-            self.text += ch
-            self.positions.append((line, col))
-            if exact:
-                if ch == "\n":
-                    line, col = line + 1, 0
-                else:
-                    col += 1
+        """Append ``chunk``, written from (line, col): character by character when ``exact``,
+        else every character on that one place.  Linear in the chunk's length (a 2 MB string
+        is read in one pass, not one string copy per character)."""
+        self.text += chunk
+        if not exact:
+            self.positions.extend([(line, col)] * len(chunk))
+            return
+        for row, piece in enumerate(chunk.split("\n")):
+            start = col if row == 0 else 0
+            # the piece's characters, then the newline ending it (placed after the piece)
+            self.positions.extend((line + row, start + k) for k in range(len(piece) + 1))
+        del self.positions[len(self.text):]
 
     def span(self, start: int, end: int) -> Span:
         if not self.positions:
@@ -319,7 +325,6 @@ class _Scope:
     def __init__(self, parent: _Scope | None) -> None:
         self.parent = parent
         self.assigned: dict[str, list[_Assignment]] = {}
-        self.extended: dict[str, list[tuple[ast.expr | None, _Path | None]]] = {}
 
     def lookup(self, name: str) -> tuple[list[_Assignment], _Scope] | None:
         """The assignments of ``name`` in the nearest scope that assigns it."""
@@ -330,6 +335,36 @@ class _Scope:
                 return values, scope
             scope = scope.parent
         return None
+
+
+#: the name ``os.environ`` changes are recorded under (never a Python variable's name)
+_ENVIRON = "os.environ"
+#: methods that change a list or dict in place
+_MUTATING_METHODS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
+                               "update", "setdefault", "popitem"})
+#: how many positional arguments the changes read one by one take (others are unknown changes)
+_ARITIES = {"pop": (0, 1, 2), "setdefault": (1, 2), "insert": (2,), "append": (1,), "extend": (1,)}
+#: calls that load variables into the environment from a file the linter does not read
+_DOTENV_LOADERS = frozenset({"load_dotenv", "dotenv_values"})
+
+
+@dataclass
+class _Mutation:
+    """One in-place change of a variable's value: ``d["k"] = v``, ``del d[k]``, ``cfg.update(...)``,
+    ``cmd += [...]``, ``cmd[4:4] = [...]``, ``os.environ["X"] = v``, ``monkeypatch.setenv(...)``.
+
+    ``op`` is what it does ("set", "del", "setdefault", "update", "extend", "append", "insert",
+    "pop", "clear", or "unknown": a write whose value is not seen), ``args`` its operands
+    (for "set" / "del" the subscript or key and the value; None where not written).  Where it is
+    (``scope``, ``path``: None in a loop or a ``try``) and ``order`` say whether it runs before a
+    launch that reads the variable."""
+
+    op: str
+    args: tuple[Any, ...]
+    node: ast.AST
+    scope: _Scope
+    path: _Path | None
+    order: int
 
 
 class _Collector(ast.NodeVisitor):
@@ -352,7 +387,10 @@ class _Collector(ast.NodeVisitor):
         self.loop_depth = 0
         #: every call, with its scope and the `if` branches it is in
         self.calls: list[tuple[ast.Call, _Scope, _Path]] = []
-        self.environ: list[tuple[int, str, ast.expr]] = []
+        #: in-place changes per variable (``os.environ`` under _ENVIRON), in source order
+        self.mutations: dict[str, list[_Mutation]] = {}
+        #: False while reading a function that holds no launch: only its changes are recorded
+        self.collect_calls = True
         #: Ray Serve LLM configs written as dict literals (``{"engine_kwargs": {...}, ...}``)
         self.ray_dicts: list[tuple[ast.Dict, _Scope, _Path]] = []
 
@@ -363,6 +401,23 @@ class _Collector(ast.NodeVisitor):
     @property
     def path(self) -> _Path | None:
         return None if self.loop_depth else tuple(self.branches)
+
+    def changes_only(self, node: ast.AST) -> None:
+        """Visit a function that holds no launch: its changes of module variables and of the
+        environment still count for the launches elsewhere."""
+        self.collect_calls = False
+        self.visit(node)
+        self.collect_calls = True
+
+    def mutate(self, name: str, op: str, node: ast.AST, *args: Any) -> None:
+        self.mutations.setdefault(name, []).append(
+            _Mutation(op, args, node, self.scope, self.path, self._next()))
+
+    def changed_name(self, node: ast.AST) -> str | None:
+        """The variable a subscript or method call changes: a plain name, or os.environ."""
+        if isinstance(node, ast.Name):
+            return node.id
+        return _ENVIRON if _is_environ(node, self) else None
 
     # imports ------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
@@ -391,8 +446,14 @@ class _Collector(ast.NodeVisitor):
 
     # scopes and branches --------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for decorator in node.decorator_list:  # run where the function is defined, before its body
+            self.visit(decorator)
         self.scope = _Scope(self.scope)
-        self.generic_visit(node)
+        for field_name in ("args", "body", "returns"):
+            value = getattr(node, field_name, None)
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.AST):
+                    self.visit(child)
         assert self.scope.parent is not None
         self.scope = self.scope.parent
 
@@ -420,11 +481,19 @@ class _Collector(ast.NodeVisitor):
             if isinstance(target, ast.Name):
                 self.scope.assigned.setdefault(target.id, []).append(
                     _Assignment(node.value, self.path, self._next()))
-            elif isinstance(target, ast.Subscript) and _is_environ(target.value, self):
-                key = _literal_str(target.slice)
-                if key is not None:
-                    self.environ.append((self._next(), key, node.value))
+            else:
+                self.subscript_stores(target, node, node.value)
         self.generic_visit(node)
+
+    def subscript_stores(self, target: ast.expr, node: ast.AST, value: ast.expr | None) -> None:
+        """``d[k] = v`` (``v`` None when unpacked from a tuple or computed: unknown)."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.subscript_stores(element.value if isinstance(element, ast.Starred) else element, node, None)
+        elif isinstance(target, ast.Subscript):
+            name = self.changed_name(target.value)
+            if name is not None:
+                self.mutate(name, "set", node, target.slice, value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if isinstance(node.target, ast.Name) and node.value is not None:
@@ -433,39 +502,90 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
-            self.scope.extended.setdefault(node.target.id, []).append((node.value, self.path))
+        name = self.changed_name(node.target)
+        if name is not None:
+            op = {ast.Add: "extend", ast.BitOr: "update"}.get(type(node.op), "unknown")
+            self.mutate(name, op, node, *((node.value, []) if op == "update" else (node.value,)))
+        else:
+            self.subscript_stores(node.target, node, None)
+        self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Subscript):
+                name = self.changed_name(target.value)
+                if name is not None:
+                    self.mutate(name, "del", node, target.slice)
         self.generic_visit(node)
 
     def visit_Dict(self, node: ast.Dict) -> None:
-        if any(_literal_str(key) == "engine_kwargs" for key in node.keys if key is not None):
+        if self.collect_calls and any(_literal_str(key) == "engine_kwargs" for key in node.keys if key is not None):
             self.orders[id(node)] = self._next()
             self.ray_dicts.append((node, self.scope, tuple(self.branches)))
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
-        func = node.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
-                and func.attr in ("append", "extend"):
-            arg = node.args[0] if node.args else None
-            wrapped = ast.copy_location(ast.List(elts=[arg], ctx=ast.Load()), arg) \
-                if func.attr == "append" and arg is not None else arg
-            self.scope.extended.setdefault(func.value.id, []).append((wrapped, self.path))
-        if isinstance(func, ast.Attribute) and func.attr in ("setdefault", "update") \
-                and _is_environ(func.value, self) and node.args:
-            line = self._next()
-            if func.attr == "setdefault" and len(node.args) >= 2:
-                key = _literal_str(node.args[0])
-                if key is not None:
-                    self.environ.append((line, key, node.args[1]))
-            elif func.attr == "update" and isinstance(node.args[0], ast.Dict):
-                for key_node, value in zip(node.args[0].keys, node.args[0].values):
-                    key = _literal_str(key_node)
-                    if key is not None:
-                        self.environ.append((line, key, value))
-        self.orders[id(node)] = self._next()
-        self.calls.append((node, self.scope, tuple(self.branches)))
+        self.method_change(node)
+        self.environment_change(node)
+        if self.collect_calls:
+            self.orders[id(node)] = self._next()
+            self.calls.append((node, self.scope, tuple(self.branches)))
         self.generic_visit(node)
+
+    def method_change(self, node: ast.Call) -> None:
+        """``cmd.extend(x)``, ``cfg.update(...)``, ``d.pop(k)``, ``os.environ.setdefault(k, v)``..."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr not in _MUTATING_METHODS:
+            return
+        name = self.changed_name(func.value)
+        if name is None:
+            return
+        args = node.args
+        if any(isinstance(a, ast.Starred) for a in args):
+            self.mutate(name, "unknown", node, None)
+        elif func.attr == "update":
+            self.mutate(name, "update", node, args[0] if args else None, node.keywords)
+        elif func.attr in _ARITIES and len(args) in _ARITIES[func.attr] and not node.keywords:
+            self.mutate(name, func.attr, node, *args)
+        else:
+            self.mutate(name, "unknown" if func.attr != "clear" else "clear", node, None)
+
+    def environment_change(self, node: ast.Call) -> None:
+        """Writes of the environment that are not ``os.environ[...]``: ``os.putenv``,
+        ``monkeypatch.setenv``, ``mock.patch.dict(os.environ, {...})``, ``load_dotenv()``.
+        Their values are not known where the launch runs (a test fixture, a context manager,
+        a file the linter does not read)."""
+        func = node.func
+        dotted = _dotted(func) or ""
+        head, _, rest = dotted.partition(".")
+        last = dotted.rpartition(".")[2] or (func.attr if isinstance(func, ast.Attribute) else "")
+        module = self.module_aliases.get(head)
+        if (module == "os" and rest in ("putenv", "unsetenv")) \
+                or self.func_names.get(dotted) in ("os.putenv", "os.unsetenv") \
+                or isinstance(func, ast.Attribute) and func.attr in ("setenv", "delenv"):
+            self.mutate(_ENVIRON, "unknown", node, node.args[0] if node.args else None)
+        elif last in _DOTENV_LOADERS:
+            self.mutate(_ENVIRON, "unknown", node, None)
+        elif isinstance(func, ast.Attribute) and func.attr == "dict" \
+                and (_dotted(func.value) or "").rpartition(".")[2] == "patch" and node.args \
+                and (_is_environ(node.args[0], self) or _literal_str(node.args[0]) == "os.environ"):
+            self.patched_environment(node)
+
+    def patched_environment(self, node: ast.Call) -> None:
+        """``patch.dict(os.environ, {...}, clear=..., **values)``: each key it names is unknown
+        at the launch (patched for a block or a test); any key it cannot name, all of them."""
+        values = node.args[1] if len(node.args) > 1 else next(
+            (k.value for k in node.keywords if k.arg == "values"), None)
+        keys: list[ast.expr | None] = [k.value if k.arg is None else ast.Constant(k.arg)
+                                       for k in node.keywords if k.arg not in ("values", "clear")]
+        if any(k.arg == "clear" for k in node.keywords) or len(node.args) > 2:
+            keys.append(None)
+        if isinstance(values, ast.Dict):
+            keys += values.keys
+        elif values is not None:
+            keys.append(None)
+        for key in keys:
+            self.mutate(_ENVIRON, "unknown", node, key if _literal_str(key) is not None else None)
 
 
 def _dotted(node: ast.AST | None) -> str | None:
@@ -548,10 +668,15 @@ class _Builder:
         return None
 
     def assignment(self, name: ast.Name, scope: _Scope) -> ast.expr | None:
-        """The value ``name`` has where it is used, in this reading: the last assignment before
-        the use on the ``if`` branches the reading takes (any point of an enclosing scope,
-        whose code has run when a function is called); None when it is not one expression
-        (assigned in a loop or a ``try``, or not at all)."""
+        """The value ``name`` is given where it is used, in this reading (see :meth:`binding`)."""
+        found = self.binding(name, scope)
+        return found[0].value if found is not None else None
+
+    def binding(self, name: ast.Name, scope: _Scope) -> tuple[_Assignment, _Scope] | None:
+        """The assignment ``name`` has where it is used, in this reading, and the scope it is
+        in: the last assignment before the use on the ``if`` branches the reading takes (any
+        point of an enclosing scope, whose code has run when a function is called); None when
+        it is not one expression (assigned in a loop or a ``try``, or not at all)."""
         found = scope.lookup(name.id)
         if found is None:
             return None
@@ -567,7 +692,101 @@ class _Builder:
                 return None
             if on:
                 chosen = a
-        return chosen.value if chosen is not None else None
+        return (chosen, owner) if chosen is not None else None
+
+    # in-place changes -----------------------------------------------------
+    def changes(self, name: str, scope: _Scope, owner: _Scope, start: int) -> list[tuple[_Mutation, bool]]:
+        """The in-place changes of ``name`` (given its value in ``owner`` at ``start``, in source
+        order) that count for a launch in ``scope``, each with whether it is known to have run
+        as written: straight-line changes before the launch, in order, on the branches this
+        reading takes (in a loop: unknown); then the changes that may or may not have run (in
+        another function, later in an enclosing scope), which are read like an ``if``: once
+        run, once not (unknown past the bound on readings)."""
+        before: list[tuple[_Mutation, bool]] = []
+        elsewhere: list[tuple[_Mutation, bool]] = []
+        for change in self.c.mutations.get(name, ()):
+            when = self.when(change, name, scope, owner, start)
+            if when == "before":
+                on = self.on_path(change.path) if change.path is not None else None
+                if on is not False:
+                    before.append((change, on is True))
+            elif when == "elsewhere":
+                ran = self.branch(id(change))
+                if ran != 1:
+                    elsewhere.append((change, ran == 0))
+        return before + elsewhere
+
+    def when(self, change: _Mutation, name: str, scope: _Scope, owner: _Scope, start: int) -> str:
+        """"before" the launch (in its scope, or in the enclosing scope that gave the value),
+        "elsewhere" (may run before it, or not), or "never" (before the value was given, after
+        a module-level launch, or another function's own variable of that name)."""
+        if change.scope is scope:
+            if self.order and change.order > self.order or owner is scope and change.order < start:
+                return "never"
+            return "before"
+        if change.scope is owner:  # the module (or function) around the launch's function
+            if change.order < start:
+                return "never"
+            return "before" if change.order < self.order else "elsewhere"
+        if name in change.scope.assigned:
+            return "never"
+        if scope is self.c.module_scope and change.order > self.order:
+            return "never"  # a function defined after a module-level launch runs after it
+        return "elsewhere"
+
+    def unseen_value(self, change: _Mutation) -> ast.expr:
+        """An expression standing for a value the linter cannot see, placed at ``change``."""
+        return ast.copy_location(ast.Name(id=_UNSEEN, ctx=ast.Load()), change.node)
+
+    def changed_dict(self, base: tuple[dict[str, tuple[ast.AST, ast.expr]], bool],
+                     changes: list[tuple[_Mutation, bool]], scope: _Scope
+                     ) -> tuple[dict[str, tuple[ast.AST, ast.expr]], bool]:
+        """A dict's entries after ``d[k] = v``, ``del d[k]``, ``d.pop(k)``, ``d.update(...)``,
+        ``d.setdefault(k, v)``: a change that is not known to run makes what it touches
+        unknown; one that cannot be read (a computed key, ``update(other)``) makes the dict
+        open-ended."""
+        entries, open_ended = dict(base[0]), base[1]
+        for change, known in changes:
+            op, args = change.op, change.args
+            if op == "update":
+                added = self.update_entries(args, scope)
+                if added is None:
+                    open_ended = True
+                    continue
+                open_ended = open_ended or added[1]
+                for key, (key_node, value) in added[0].items():
+                    entries[key] = (key_node, value if known else self.unseen_value(change))
+            elif op == "clear" and known:
+                entries, open_ended = {}, False
+            elif op in ("set", "setdefault", "del", "pop") and args and _literal_str(args[0]) is not None:
+                key = _literal_str(args[0]) or ""
+                value = args[1] if len(args) > 1 else None
+                if not known or op == "set" and value is None:
+                    entries[key] = (args[0], self.unseen_value(change))
+                elif op == "set" or op == "setdefault" and key not in entries:
+                    entries[key] = (args[0], value if value is not None else self.unseen_value(change))
+                elif op in ("del", "pop"):
+                    entries.pop(key, None)
+            else:
+                open_ended = True
+        return entries, open_ended
+
+    def update_entries(self, args: tuple[Any, ...], scope: _Scope
+                       ) -> tuple[dict[str, tuple[ast.AST, ast.expr]], bool] | None:
+        """What ``d.update(mapping, **keywords)`` (or ``d |= mapping``) writes; None if unseen."""
+        mapping, keywords = args[0], args[1] if len(args) > 1 else []
+        entries: dict[str, tuple[ast.AST, ast.expr]] = {}
+        open_ended = False
+        for source in ([mapping] if mapping is not None else []) + [k.value for k in keywords if k.arg is None]:
+            inner = self.dict_entries(source, scope)
+            if inner is None:
+                return None
+            entries.update(inner[0])
+            open_ended = open_ended or inner[1]
+        for keyword in keywords:
+            if keyword.arg is not None:
+                entries[keyword.arg] = (keyword, keyword.value)
+        return entries, open_ended
 
     def value(self, node: ast.expr, scope: _Scope) -> Any:
         """A Python value for a literal expression; UNKNOWN for anything dynamic."""
@@ -625,9 +844,21 @@ class _Builder:
         is_get = (module == "os" and rest in ("environ.get", "getenv")) or \
             self.c.func_names.get(dotted) == "os.getenv"
         key = _literal_str(node.args[0])
-        if not is_get or key is None or any(k == key for _, k, _ in self.c.environ):
+        if not is_get or key is None or self.environment_written(key):
             return None
         return node.args[1]
+
+    def environment_written(self, key: str) -> bool:
+        """Whether the file writes ``key`` (or variables it cannot name) into the environment."""
+        for change in self.c.mutations.get(_ENVIRON, ()):
+            if change.op == "update":
+                mapping, keywords = change.args
+                if not isinstance(mapping, (ast.Dict, type(None))) or any(k.arg in (None, key) for k in keywords) \
+                        or mapping is not None and any(_literal_str(k) in (None, key) for k in mapping.keys):
+                    return True
+            elif not change.args or _literal_str(change.args[0]) in (None, key):
+                return True
+        return False
 
     def dict_entries(self, node: ast.expr, scope: _Scope
                      ) -> tuple[dict[str, tuple[ast.AST, ast.expr]], bool] | None:
@@ -645,6 +876,12 @@ class _Builder:
 
     def _dict_entries(self, node: ast.expr, scope: _Scope
                       ) -> tuple[dict[str, tuple[ast.AST, ast.expr]], bool] | None:
+        if isinstance(node, ast.Name):  # the value it was given, changed in place since
+            bound = self.binding(node, scope)
+            base = self.dict_entries(bound[0].value, scope) if bound is not None else None
+            if bound is None or base is None:
+                return None
+            return self.changed_dict(base, self.changes(node.id, scope, bound[1], bound[0].line), scope)
         target = self.resolve(node, scope)
         if isinstance(target, ast.Dict):
             entries: dict[str, tuple[ast.AST, ast.expr]] = {}
@@ -690,14 +927,35 @@ class _Builder:
         if key in self.memo:
             return self.memo[key]  # type: ignore[no-any-return]
         self.memo[key] = None
-        found = self._text_of(node, scope, holes)
-        if found is not None and len(found.text) > _MAX_TEXT:
+        found = None
+        too_long = self.written_too_long(node, scope)
+        if not too_long:
+            found = self._text_of(node, scope, holes)
+            too_long = found is not None and len(found.text) > _MAX_TEXT
+        if too_long:
             self.not_followed(node, f"a command string longer than {_MAX_TEXT} characters")
             found = None
         self.memo[key] = found
         return found
 
+    def written_too_long(self, node: ast.expr, scope: _Scope) -> bool:
+        """A string literal (or f-string) written longer than _MAX_TEXT characters: the bound
+        is applied before its characters are placed, not after."""
+        target = self.resolve(node, scope)
+        if isinstance(target, ast.Constant):
+            return isinstance(target.value, str) and len(target.value) > _MAX_TEXT
+        if isinstance(target, ast.JoinedStr) and hasattr(target, "lineno"):
+            span = self.source.span(target)
+            return self.source.offset(span.end_line, span.end_col) - self.source.offset(span.line, span.col) > _MAX_TEXT
+        return False
+
     def _text_of(self, node: ast.expr, scope: _Scope, holes: list[int]) -> _Text | None:
+        if isinstance(node, ast.Name):  # the value it was given, then `+=` since
+            bound = self.binding(node, scope)
+            text = self.text_of(bound[0].value, scope, holes) if bound is not None else None
+            if bound is None or text is None:
+                return None
+            return self.changed_text(text, self.changes(node.id, scope, bound[1], bound[0].line), scope, holes)
         target = self.resolve(node, scope)
         if target is None:
             return None
@@ -716,6 +974,20 @@ class _Builder:
         if isinstance(target, ast.JoinedStr):
             return self.fstring_text(target, scope, holes)
         return None
+
+    def changed_text(self, text: _Text, changes: list[tuple[_Mutation, bool]], scope: _Scope,
+                     holes: list[int]) -> _Text:
+        """A command string after ``cmd += " --flag"``; what a change adds that is not known
+        (or not known to run) is an unseen part of the command."""
+        for change, known in changes:
+            added = self.text_of(change.args[0], scope, holes) if known and change.op == "extend" else None
+            if added is None:
+                span = self.span(change.node)
+                holes.append(len(holes))
+                added = _Text()
+                added.add(f" {_PLACEHOLDER}{len(holes)}", span.line, span.col, exact=False)
+            text = _Text(text.text + added.text, text.positions + added.positions)
+        return text
 
     def literal_text(self, node: ast.Constant) -> _Text:
         """A string constant, each character where it is written (a character written with an
@@ -833,11 +1105,18 @@ class _Builder:
         consumed: set[int] = set()
         for node, scope, path in self.c.ray_dicts:
             self.order = self.c.orders[id(node)]
-            yield from self.readings(path, lambda: self.ray_dict_launches(node, scope))
+            yield from self.written(node, self.readings(path, lambda: self.ray_dict_launches(node, scope)))
         for call, scope, path in self.c.calls:
             if id(call) not in consumed:
                 self.order = self.c.orders[id(call)]
-                yield from self.readings(path, lambda: list(self.call_launches(call, scope, consumed)))
+                found = self.readings(path, lambda: list(self.call_launches(call, scope, consumed)))
+                yield from self.written(call, found)
+
+    def written(self, node: ast.AST, launches: list[Launch]) -> list[Launch]:
+        """The launches of ``node``, which covers them: a ``# noqa`` on any line of the call applies."""
+        for launch in launches:
+            launch.written = self.source.span(node)
+        return launches
 
     def readings(self, path: _Path, read: Callable[[], list[Launch]]) -> list[Launch]:
         """The launches of one call, read once per combination of the ``if`` branches and
@@ -910,14 +1189,37 @@ class _Builder:
             if launch is not None:
                 yield launch
 
-    def environment(self, line: int) -> dict[str, Word]:
-        """``os.environ`` writes made before ``line`` (a place in source order) in this file."""
+    def environment(self, scope: _Scope) -> tuple[dict[str, Word], bool]:
+        """The environment this file gives a launch in ``scope`` (its ``os.environ`` writes
+        before the launch, see :meth:`changes`), and whether more may be set than it shows
+        (``load_dotenv()``, ``os.environ.update(other)``).  A variable written where the launch
+        may or may not see it (another function, a test's ``monkeypatch.setenv``, a
+        ``patch.dict`` block) is there with an unknown value."""
         env: dict[str, Word] = {}
-        for at, key, value_node in self.c.environ:
-            if at <= line:
-                value = self.value(value_node, self.c.module_scope)
-                env[key] = Word(value if isinstance(value, str) else None, self.span(value_node))
-        return env
+        open_ended = False
+        for change, known in self.changes(_ENVIRON, scope, self.c.module_scope, 0):
+            entries = self.changed_dict(({}, False), [(change, known)], change.scope) \
+                if change.op not in ("clear", "unknown") else None
+            if change.op == "clear" and known:
+                env, open_ended = {}, False
+            elif entries is None or entries[1]:  # unseen keys: every variable may be set
+                key = _literal_str(change.args[0]) if change.args else None
+                if key is not None:
+                    env[key] = Word(None, self.span(change.node))
+                else:
+                    env = {k: Word(None, w.span) for k, w in env.items()}
+                    open_ended = True
+            elif change.op in ("del", "pop") and known:
+                env.pop(_literal_str(change.args[0]) or "", None)
+            else:
+                for key, (_, value_node) in entries[0].items():
+                    if change.op == "setdefault" and (key in env or open_ended):
+                        if key not in env:  # the file read into the environment may set it
+                            env[key] = Word(None, self.span(change.node))
+                        continue
+                    value = self.value(value_node, change.scope)
+                    env[key] = Word(value if isinstance(value, str) else None, self.span(value_node))
+        return env, open_ended
 
     def engine_launch(self, call: ast.Call, engine: str, scope: _Scope) -> Launch | None:
         keywords: dict[str, Setting] = {}
@@ -944,11 +1246,10 @@ class _Builder:
                 key = keyword.arg
                 keywords[key] = Setting(key, self.value(keyword.value, scope), self.span(keyword),
                                         f"{key}=", self.span(keyword.value))
-        env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
-               for k, w in self.environment(self.order).items()}
+        env, env_open = self.environment_settings(scope)
         build = launch_from_sglang_keywords if engine.startswith("sglang.") else launch_from_kwargs
         return build(label=f"{engine.rpartition('.')[2]}(...)", anchor=self.span(call.func), model=model,
-                     keywords=keywords, unseen=unseen, env=env, base_dir=self.base_dir)
+                     keywords=keywords, unseen=unseen, env=env, env_open_ended=env_open, base_dir=self.base_dir)
 
     def is_ray_llm_config(self, call: ast.Call) -> bool:
         """``LLMConfig(...)`` of Ray Serve LLM, or ``dict(engine_kwargs=..., ...)``."""
@@ -990,10 +1291,15 @@ class _Builder:
         keywords.pop("model", None)  # Ray serves model_loading_config's model
         if model is None:
             model = Setting("model", UNKNOWN, self.span(at), "")
-        env = {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
-               for k, w in self.environment(self.order).items()}
+        env, env_open = self.environment_settings(scope)
         return launch_from_kwargs(label=label, anchor=self.span(at), model=model, keywords=keywords,
-                                  unseen=unseen, env=env, base_dir=self.base_dir)
+                                  unseen=unseen, env=env, env_open_ended=env_open, base_dir=self.base_dir)
+
+    def environment_settings(self, scope: _Scope) -> tuple[dict[str, Setting], bool]:
+        """:meth:`environment` as the settings of an in-process launch (``LLM(...)``)."""
+        words, open_ended = self.environment(scope)
+        return {k: Setting(k, w.text if w.text is not None else UNKNOWN, w.span, k, w.span)
+                for k, w in words.items()}, open_ended
 
     def keyword(self, call: ast.Call, name: str) -> ast.expr | None:
         for keyword in call.keywords:
@@ -1034,15 +1340,17 @@ class _Builder:
 
     def call_env(self, call: ast.Call, scope: _Scope) -> tuple[dict[str, Word], bool]:
         """``env=`` of a subprocess call, over the file's ``os.environ`` writes."""
-        inherited = self.environment(self.order)
+        inherited, inherited_open = self.environment(scope)
         env_node = self.keyword(call, "env")
         if env_node is None:
-            return inherited, False
+            return inherited, inherited_open
         entries = self.dict_entries(env_node, scope)
         if entries is None:
-            return ({}, True) if not self.is_environ(env_node) else (inherited, False)
+            return ({}, True) if not self.is_environ(env_node) else (inherited, inherited_open)
         items, open_ended = entries
-        env = dict(inherited) if self._spreads_environ(env_node, scope) else {}
+        env = {}
+        if self._spreads_environ(env_node, scope):
+            env, open_ended = dict(inherited), open_ended or inherited_open
         for key, (_, value_node) in items.items():
             value = self.value(value_node, scope)
             env[key] = Word(value if isinstance(value, str) else None, self.span(value_node))
@@ -1078,8 +1386,13 @@ class _Builder:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.sequence_words(node.left, scope, consumed) + \
                 self.sequence_words(node.right, scope, consumed)
-        name = node.id if isinstance(node, ast.Name) else None
         target = self.resolve(node, scope)
+        if isinstance(node, ast.Name) and isinstance(target, (ast.List, ast.Tuple, ast.BinOp, ast.Call)):
+            bound = self.binding(node, scope)  # the value it was given, changed in place since
+            if bound is not None:
+                words = self.sequence_words(bound[0].value, scope, consumed)
+                changes = self.changes(node.id, scope, bound[1], bound[0].line)
+                return self.changed_words(words, changes, scope, consumed)
         if isinstance(target, ast.Call):
             func = self.process_name(target.func)
             if func == "shlex.split" and target.args:
@@ -1092,32 +1405,65 @@ class _Builder:
             return self.sequence_words(target, scope, consumed)
         if not isinstance(target, (ast.List, ast.Tuple)):
             return [Word(None, self.span(node), splat=True, label=self.code(node))]
-        words = self.element_words([(e.value if isinstance(e, ast.Starred) else e, isinstance(e, ast.Starred))
-                                    for e in target.elts], scope, consumed)
-        if name is not None:
-            for value, _conditional in self._extensions(name, scope):
-                if value is None:
-                    words.append(Word(None, self.span(node), splat=True, label=f"what is added to {name}"))
-                else:
-                    words += self.sequence_words(value, scope, consumed)
+        return self.element_words([(e.value if isinstance(e, ast.Starred) else e, isinstance(e, ast.Starred))
+                                   for e in target.elts], scope, consumed)
+
+    def changed_words(self, words: list[Word], changes: list[tuple[_Mutation, bool]], scope: _Scope,
+                      consumed: set[int]) -> list[Word]:
+        """An argv list after ``+=``, ``.append``, ``.extend``, ``.insert``, ``cmd[i:j] = ...``,
+        ``del cmd[i]``, ``.pop()``.  A change not known to run, or not understood (an index
+        into a list with unseen parts, ``.sort()``...), leaves extra arguments unseen: it is
+        never dropped silently."""
+        words = list(words)
+        for change, known in changes:
+            changed = self.changed_list(words, change, scope, consumed) if known else None
+            if changed is None:
+                words.append(Word(None, self.span(change.node), splat=True, label=self.code(change.node)))
+            else:
+                words = changed
         return words
 
-    def _extensions(self, name: str, scope: _Scope) -> list[tuple[ast.expr | None, bool]]:
-        """What ``+=`` / ``.append`` / ``.extend`` add to a list in this reading (None: in a loop,
-        or under too many branches: unknown)."""
-        found: _Scope | None = scope
-        while found is not None and name not in found.assigned:
-            found = found.parent
-        if found is None:
-            return []
-        out: list[tuple[ast.expr | None, bool]] = []
-        for value, path in found.extended.get(name, []):
-            on = self.on_path(path) if path is not None else None
-            if on is None:
-                out.append((None, True))
-            elif on:
-                out.append((value, False))
+    def changed_list(self, words: list[Word], change: _Mutation, scope: _Scope,
+                     consumed: set[int]) -> list[Word] | None:
+        """``words`` after one change known to run; None when it is not understood."""
+        op, args = change.op, change.args
+        if op == "extend":
+            return words + self.sequence_words(args[0], scope, consumed)
+        if op == "append" and len(args) == 1:
+            return words + self.element_words([(args[0], False)], scope, consumed)
+        if any(w.splat for w in words):
+            return None  # positions in a list with unseen parts are not known
+        out = list(words)
+        try:
+            if op == "insert" and len(args) == 2:
+                out.insert(self.index(args[0], scope), self.element_words([(args[1], False)], scope, consumed)[0])
+            elif op == "pop" and len(args) <= 1:
+                out.pop(self.index(args[0], scope) if args else -1)
+            elif op in ("set", "del") and isinstance(args[0], ast.Slice):
+                part = slice(*(self.index(e, scope) if e is not None else None
+                               for e in (args[0].lower, args[0].upper, args[0].step)))
+                if op == "del":
+                    del out[part]
+                elif args[1] is None:
+                    return None
+                else:
+                    out[part] = self.sequence_words(args[1], scope, consumed)
+            elif op == "del":
+                del out[self.index(args[0], scope)]
+            elif op == "set" and args[1] is not None:
+                out[self.index(args[0], scope)] = self.element_words([(args[1], False)], scope, consumed)[0]
+            else:
+                return None
+        except (IndexError, ValueError, TypeError):
+            return None
         return out
+
+    def index(self, node: ast.expr, scope: _Scope) -> int:
+        """A list index written as a literal (or a same-file constant); ValueError otherwise."""
+        value = self.value(node, scope)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(self.code(node))
+        return value
 
     def element_words(self, elements: list[tuple[ast.expr, bool]], scope: _Scope,
                       consumed: set[int]) -> list[Word]:
@@ -1181,6 +1527,18 @@ def _statement_lines(stmt: ast.stmt) -> tuple[int, int]:
     return first, getattr(stmt, "end_lineno", None) or stmt.lineno
 
 
+def _watched_names(tree: ast.Module) -> re.Pattern[str]:
+    """The words a function must mention to change what a launch elsewhere reads: the
+    environment's writers, or a name the module's own statements assign (functions'
+    locals cannot reach a launch outside them)."""
+    names = {"environ", "setenv", "delenv", "putenv", "unsetenv", *_DOTENV_LOADERS}
+    for stmt in tree.body:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.update(node.id for node in ast.walk(stmt)
+                         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
+    return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
+
+
 def launches_in_python(text: str, *, base_dir: str | None = None, tree: ast.Module | None = None,
                        candidate_lines: frozenset[int] | None = None) -> list[Launch]:
     """Every vLLM launch in a Python source text (raises SyntaxError, as ``ast.parse`` does).
@@ -1191,14 +1549,20 @@ def launches_in_python(text: str, *, base_dir: str | None = None, tree: ast.Modu
     """
     if tree is None:
         tree = ast.parse(text.lstrip("\ufeff"))
+    source = _Source(text)
     collector = _Collector()
+    watched: re.Pattern[str] | None = None
     for stmt in tree.body:
         if candidate_lines is not None and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             first, last = _statement_lines(stmt)
             if not any(first <= line <= last for line in candidate_lines):
-                continue  # a function or class with no call that can be a launch
+                # no launch in it, but it may change the environment or a module variable
+                watched = watched or _watched_names(tree)
+                if watched.search("\n".join(source.lines[first - 1:last])):
+                    collector.changes_only(stmt)
+                continue
         collector.visit(stmt)
-    builder = _Builder(_Source(text), collector, base_dir)
+    builder = _Builder(source, collector, base_dir)
     launches = list(builder.launches())
     for span, why in builder.skipped:  # bounds hit: RSM900 says which part was not followed
         not_followed(span, why)
