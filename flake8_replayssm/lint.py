@@ -41,9 +41,28 @@ PYTHON_LAUNCHERS = ("LLM(", "LLM as", "EngineArgs", "subprocess", "system(", "po
                     "create_subprocess", "engine_kwargs", "Engine(", "Engine as", "ServerArgs")
 
 
+def _by_anchor(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The needles grouped under their first five characters: a file is searched once for
+    ``mamba`` rather than four times for its ``mamba-*``/``mamba_*`` needles (most files
+    have none of the anchors, and each search reads the whole file)."""
+    groups: dict[str, list[str]] = {}
+    for needle in needles:
+        groups.setdefault(needle[:5], []).append(needle)
+    return tuple((group[0], ()) if len(group) == 1 else (anchor, tuple(group)) for anchor, group in groups.items())
+
+
+_TEXT_ANCHORS = _by_anchor(TRIGGER_NEEDLES)
+_BYTE_ANCHORS = tuple((anchor.encode(), tuple(n.encode() for n in rest)) for anchor, rest in _TEXT_ANCHORS)
+
+
+def contains_trigger(data: bytes) -> bool:
+    """Whether the raw bytes hold a trigger token (the screen before any decoding)."""
+    return any(anchor in data and (not rest or any(n in data for n in rest)) for anchor, rest in _BYTE_ANCHORS)
+
+
 def has_trigger(text: str, kind: str | None = None) -> bool:
     """Whether ``text`` can hold anything we report (cheap; decides whether to parse)."""
-    if not any(needle in text for needle in TRIGGER_NEEDLES):
+    if not any(anchor in text and (not rest or any(n in text for n in rest)) for anchor, rest in _TEXT_ANCHORS):
         return False
     return kind != "python" or any(needle in text for needle in PYTHON_LAUNCHERS)
 

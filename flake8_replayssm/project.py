@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .config import ACCUMULATING, SETTINGS, ConfigError, LintConfig, read_setting, read_settings
 from .files import MAX_SETTINGS_BYTES, decode, is_binary, is_inside, read_bounded, text_bytes
-from .lint import TRIGGER_NEEDLES, FileResult, detect_kind, lint_text
+from .lint import FileResult, contains_trigger, detect_kind, lint_text
 from .unchecked import NotChecked
 
 if sys.version_info >= (3, 11):
@@ -311,9 +311,6 @@ def iter_files(paths: Sequence[str], excludes: Sequence[str] = (), notes: list[s
                 yield full
 
 
-_BYTE_NEEDLES = tuple(needle.encode() for needle in TRIGGER_NEEDLES)
-
-
 def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
               kind: str | None = None, *, inventory: bool = False) -> FileResult | None:
     """Lint one file; None when it is not a file of a kind we read.
@@ -335,7 +332,7 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
         data = read_bounded(path)
         screened = text_bytes(data)  # UTF-16/32 with a byte order mark: screened as its text
         if is_binary(screened):
-            if kind is None or not any(needle in screened for needle in _BYTE_NEEDLES):
+            if kind is None or not contains_trigger(screened):
                 return None if kind is None else FileResult([], [])
             raise NotChecked("binary file (NUL bytes)", kind="file")
     except NotChecked as exc:
@@ -343,7 +340,7 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
             return None
         found = exc.finding(path)
         return FileResult([], [found] if settings().is_enabled(found.code) else [])
-    if not any(needle in screened for needle in _BYTE_NEEDLES):  # most files stop here, undecoded
+    if not contains_trigger(screened):  # most files stop here, undecoded
         # ...unless every launch is to be listed, clean ones too (--show-launches)
         if not inventory or not (b"vllm" in screened or b"LLM" in screened or b"engine_kwargs" in screened):
             return FileResult([], []) if kind else None

@@ -71,3 +71,20 @@ def test_binary_huge_and_undecodable_files(tmp_path, capsys):
 def test_deeply_nested_python_does_not_raise():
     text = "from vllm import LLM\nx = " + "[" * 500 + "]" * 500 + "\nLLM(use_replayssm=True)\n"
     lint_text(text, "python", CONFIG)
+
+
+_PIECES = st.sampled_from(["replayssm", "REPLAYSSM", "replace", "mamba", "mamba-block-size", "mamba_cache_mode",
+                           "--config", "--conf", "api_server", "api_s", "disable", "disable_prefix_caching",
+                           "disable-prefix-caching", " ", "x", "\n"])
+
+
+@given(st.lists(_PIECES, max_size=12))
+def test_the_grouped_trigger_screen_is_the_plain_one(pieces):
+    """The screen searches anchors first (speed); it must say what a search for every trigger
+    token says."""
+    from flake8_replayssm.lint import TRIGGER_NEEDLES, contains_trigger, has_trigger
+
+    text = "".join(pieces)
+    plain = any(needle in text for needle in TRIGGER_NEEDLES)
+    assert contains_trigger(text.encode()) == plain
+    assert has_trigger(text, "shell") == plain

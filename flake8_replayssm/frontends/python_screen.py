@@ -56,11 +56,14 @@ def _names_built_from_launch_words(assignments: list[tuple[list[ast.expr], ast.e
     found: set[str] = set()
     for targets, value in assignments:
         names = [t.id for t in targets if isinstance(t, ast.Name)]
-        if _mentions_vllm(value, set()):
-            found.update(names)
-        for sub in ast.walk(value):
+        if not names:
+            continue  # `x.attr = ...`, `d[k] = ...`: no name to follow
+        for sub in ast.walk(value):  # one walk: the launch words and the names it is built from
             if isinstance(sub, ast.Name):
                 users.setdefault(sub.id, set()).update(names)
+            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) \
+                    and ("vllm" in sub.value or "sglang" in sub.value) and _LAUNCH_WORDS.search(sub.value):
+                found.update(names)
     todo = list(found)
     while todo:
         for name in users.get(todo.pop(), ()):
