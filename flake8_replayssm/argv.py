@@ -590,34 +590,24 @@ class _Parser:
 
     def expand_config(self, args: list[Word]) -> list[Word]:
         """Splice ``--config FILE`` in; ``--config=FILE`` is ignored by vLLM (RSM101)."""
-        out: list[Word] = []
-        inserted: list[Word] = []
-        i = 0
-        while i < len(args):
-            word = args[i]
+        def ignored(word: Word) -> None:
             text = word.text or ""
-            if text.startswith("--config="):
-                self.finding(word.span, "RSM101", (
-                    f"{text} is silently ignored by vLLM: only '--config FILE' (a separate word) "
-                    "is expanded, so no option in that file takes effect; fix: write --config "
-                    f"{text.split('=', 1)[1]}"))
-                i += 1
-                continue
-            if text == "--config" and i + 1 < len(args):
-                path_word = args[i + 1]
-                config = None
-                if path_word.text is not None:
-                    config = self.read_config(path_word.text, self.base_dir)
-                if config is None:
-                    self.launch.open_ended = True
-                else:
-                    inserted.extend(config.words)
-                    self.launch.yaml_false.extend(config.false_keys)
-                i += 2
-                continue
-            out.append(word)
-            i += 1
-        return inserted + out
+            self.finding(word.span, "RSM101", (
+                f"{text} is silently ignored by vLLM: only '--config FILE' (a separate word) "
+                "is expanded, so no option in that file takes effect; fix: write --config "
+                f"{text.split('=', 1)[1]}"))
+
+        def words_of(flag: Word, path: Word) -> list[Word] | None:
+            config = self.read_config(path.text, self.base_dir) if path.text is not None else None
+            if config is None:
+                return None
+            self.launch.yaml_false.extend(config.false_keys)
+            return list(config.words)
+
+        words, unread = splice_config_files(args, ignored, words_of)
+        if unread:
+            self.launch.open_ended = True
+        return words
 
     def step(self, args: list[Word], i: int) -> int:
         word = args[i]
@@ -811,6 +801,37 @@ class _Parser:
 #: per Knowledge (by id, the object kept alive with it): its long option names sorted, and
 #: the abbreviations already looked up (a hostile command repeats one unknown flag 500,000 times)
 _ABBREVIATIONS: dict[int, tuple[Knowledge, list[str], dict[str, str | None]]] = {}
+
+
+def splice_config_files(args: Sequence[Word], ignored: Callable[[Word], None],
+                        words_of: Callable[[Word, Word], list[Word] | None]) -> tuple[list[Word], bool]:
+    """``args`` with the words of each ``--config FILE`` put first, as vLLM's and SGLang's
+    parsers both read the file before the command line, and whether a file was not read.
+
+    ``--config=FILE`` is dropped (both ignore it; ``ignored`` reports it); ``words_of(flag,
+    path)`` reads one file, None when it cannot be read (the launch then has unseen options).
+    """
+    out: list[Word] = []
+    inserted: list[Word] = []
+    unread = False
+    i = 0
+    while i < len(args):
+        word = args[i]
+        text = word.text or ""
+        if text.startswith("--config="):
+            ignored(word)
+            i += 1
+        elif text == "--config" and i + 1 < len(args):
+            words = words_of(word, args[i + 1])
+            if words is None:
+                unread = True
+            else:
+                inserted.extend(words)
+            i += 2
+        else:
+            out.append(word)
+            i += 1
+    return inserted + out, unread
 
 
 def _abbreviated(know: Knowledge, head: str) -> str | None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .. import config_files
-from ..argv import _Entry, placeholder
+from ..argv import _Entry, placeholder, splice_config_files
 from ..model import UNKNOWN, UNKNOWN_PART, Finding, Launch, Setting, Span, Word
 from .knowledge import Knowledge, Option, knowledge
 from .target import sglang_image_release
@@ -110,36 +110,27 @@ class _Parser:
 
     def expand_config(self, args: list[Word]) -> list[Word]:
         """Put the words of ``--config FILE`` first, as ConfigArgumentMerger does."""
-        out: list[Word] = []
-        inserted: list[Word] = []
-        configs = 0
-        i = 0
-        while i < len(args):
-            word = args[i]
+        configs: list[Word] = []
+
+        def ignored(word: Word) -> None:
             text = word.text or ""
-            if text.startswith("--config="):
-                self.finding(word.span, "RSM101", (
-                    f"{text} is silently ignored by SGLang: only '--config FILE' (a separate word) is "
-                    "read, so no option in that file takes effect; fix: write --config "
-                    f"{text.split('=', 1)[1]}"))
-                i += 1
-                continue
-            if text == "--config" and i + 1 < len(args):
-                configs += 1
-                if configs > 1:
-                    self.finding(word.span, "RSM106", "Multiple config files specified! Only one allowed. "
-                                 "(SGLang refuses a second --config); fix: merge the files into one")
-                path_word = args[i + 1]
-                config = self.read_config(path_word.text, self.base_dir) if path_word.text else None
-                if config is None:
-                    self.launch.open_ended = True
-                else:
-                    inserted.extend(self.config_words(config))
-                i += 2
-                continue
-            out.append(word)
-            i += 1
-        return inserted + out
+            self.finding(word.span, "RSM101", (
+                f"{text} is silently ignored by SGLang: only '--config FILE' (a separate word) is "
+                "read, so no option in that file takes effect; fix: write --config "
+                f"{text.split('=', 1)[1]}"))
+
+        def words_of(flag: Word, path: Word) -> list[Word] | None:
+            configs.append(flag)
+            if len(configs) > 1:
+                self.finding(flag.span, "RSM106", "Multiple config files specified! Only one allowed. "
+                             "(SGLang refuses a second --config); fix: merge the files into one")
+            config = self.read_config(path.text, self.base_dir) if path.text else None
+            return self.config_words(config) if config is not None else None
+
+        words, unread = splice_config_files(args, ignored, words_of)
+        if unread:
+            self.launch.open_ended = True
+        return words
 
     def config_words(self, config: config_files.ConfigArgs) -> list[Word]:
         """The words SGLang makes of a YAML file: ``false`` drops a flag, else ``--key false``."""
