@@ -97,6 +97,12 @@ def not_followed(span: Span, reason: str) -> None:
         record.skipped.append((span, reason))
 
 
+def frontend_failed(span: Span, frontend: str, exc: BaseException) -> None:
+    """A frontend gave up on part of a text because of an error of ours: RSM900 there, so a
+    bug reads as "not checked", never as "clean" (the run goes on with the other parts)."""
+    not_followed(span, f"an error of the linter's {frontend} frontend ({type(exc).__name__})")
+
+
 def note(text: str) -> None:
     """A line for ``--verbose``: something read differently than written, and why."""
     record = _CURRENT.get()

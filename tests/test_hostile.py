@@ -345,3 +345,26 @@ def test_utf16_and_utf32_files_with_a_byte_order_mark_are_read(tree, encoding):
 
     decoded = decode(data, "yaml")
     assert decoded.text == compose and decoded.lossless and decoded.encode(decoded.text) == data
+
+
+# -- an error of ours is "not checked", never "clean" -------------------------------------------
+def _boom(*args, **kwargs):
+    raise RuntimeError("a bug of the linter")
+
+
+@pytest.mark.parametrize("kind,text,module,name,line", [
+    ("dockerfile", "FROM vllm/vllm-openai:v0.33.0\nCMD [\"--model\", \"m\", \"--use-replayssm\"]\n",
+     "flake8_replayssm.frontends.dockerfile", "_DockerfileReader.run", 1),
+    ("markdown", "# Serve\n\n```bash\nvllm serve m --use-replayssm\n```\n",
+     "flake8_replayssm.frontends.markdown", "_shell_block", 4),
+])
+def test_a_frontend_error_is_reported_as_not_checked(monkeypatch, kind, text, module, name, line):
+    import importlib
+
+    target = importlib.import_module(module)
+    owner_name, _, attr = name.rpartition(".")
+    owner = getattr(target, owner_name) if owner_name else target
+    monkeypatch.setattr(owner, attr, _boom)
+    findings = lint_text(text, kind, LintConfig(vllm_version="0.33.0")).findings
+    assert [(f.code, f.span.line) for f in findings] == [("RSM900", line)]
+    assert "an error of the linter's" in findings[0].message and "RuntimeError" in findings[0].message

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..model import Command, Span, Word
+from ..unchecked import frontend_failed
 from ._common import (
     LineIndex,
     SHELLS,
@@ -91,7 +92,8 @@ def commands_in_dockerfile(text: str, *, path: str | None = None,
     """The commands a Dockerfile starts (CMD/ENTRYPOINT per stage, and RUN lines)."""
     try:
         return _DockerfileReader(text, base_dir).run()
-    except Exception:  # never raise on any input
+    except Exception as exc:  # never raise on any input, never stay silent
+        frontend_failed(Span(1, 0, 1, 0), "Dockerfile", exc)
         return []
 
 

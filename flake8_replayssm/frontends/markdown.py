@@ -26,6 +26,7 @@ import ast
 import re
 from dataclasses import dataclass
 from ..model import Command, Span
+from ..unchecked import frontend_failed
 from ._common import LineIndex, doc_shell_commands, placer, relayed, shift_command
 from .dockerfile import commands_in_dockerfile
 
@@ -339,7 +340,8 @@ def commands_in_markdown(text: str, *, path: str | None = None,
     """The commands in a document's shell, YAML and Dockerfile code blocks."""
     try:
         blocks = _blocks(text)
-    except Exception:
+    except Exception as exc:
+        frontend_failed(Span(1, 0, 1, 0), "Markdown", exc)
         return []
     index = LineIndex(text)
     out: list[Command] = []
@@ -350,8 +352,8 @@ def commands_in_markdown(text: str, *, path: str | None = None,
                 out += _shell_block(block, judged.lines, index, base_dir)
             elif judged.kind == "dockerfile":  # YAML blocks: yaml_blocks_of_markdown
                 out += _delegate(block, judged.kind, base_dir)
-        except Exception:
-            continue
+        except Exception as exc:  # this block is not checked; the others are
+            frontend_failed(Span(block.line, 0, block.line, 0), "Markdown", exc)
     return out
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Command, Span, Word
+from ..unchecked import frontend_failed
 from ._common import LineIndex, doc_shell_commands, merge_context, placer
 
 _SHELL_CELL = re.compile(r"^%%(bash|sh|script\s+(?:\S*/)?(?:bash|sh|zsh|dash))\b")
@@ -220,7 +221,8 @@ def commands_in_notebook(text: str, *, path: str | None = None,
     """The commands the notebook's shell parts start; spans carry ``cell`` and cell lines."""
     try:
         scan = _scan(text)
-    except Exception:
+    except Exception as exc:
+        frontend_failed(Span(1, 0, 1, 0), "notebook", exc)
         return []
     out: list[Command] = []
     for part in scan.parts:
@@ -233,6 +235,6 @@ def commands_in_notebook(text: str, *, path: str | None = None,
             for command in doc_shell_commands(part.text, place, dict(part.env), base_dir):
                 out.append(merge_context(command, env=part.env, env_open_ended=part.env_open_ended,
                                          base_dir=base_dir))
-        except Exception:
-            continue
+        except Exception as exc:  # this cell part is not checked; the others are
+            frontend_failed(Span(part.first_line, 0, part.first_line, 0, cell=part.cell), "notebook", exc)
     return out
