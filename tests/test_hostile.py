@@ -354,11 +354,14 @@ def _boom(*args, **kwargs):
 
 @pytest.mark.parametrize("kind,text,module,name,line", [
     ("dockerfile", "FROM vllm/vllm-openai:v0.33.0\nCMD [\"--model\", \"m\", \"--use-replayssm\"]\n",
-     "flake8_replayssm.frontends.dockerfile", "_DockerfileReader.run", 1),
+     "flake8_replayssm.frontends.dockerfile", "_DockerfileReader.run", [1]),
     ("markdown", "# Serve\n\n```bash\nvllm serve m --use-replayssm\n```\n",
-     "flake8_replayssm.frontends.markdown", "_shell_block", 4),
+     "flake8_replayssm.frontends.markdown", "_shell_block", [4]),
+    ("yaml", "a: 1\n---\napiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - image: vllm/vllm-openai\n"
+             "    args: [--model, m, --use-replayssm]\n",
+     "flake8_replayssm.frontends.yaml_manifests", "_commands_in_document", [1, 3]),  # each document
 ])
-def test_a_frontend_error_is_reported_as_not_checked(monkeypatch, kind, text, module, name, line):
+def test_a_frontend_error_is_reported_as_not_checked(monkeypatch, kind, text, module, name, lines):
     import importlib
 
     target = importlib.import_module(module)
@@ -366,5 +369,5 @@ def test_a_frontend_error_is_reported_as_not_checked(monkeypatch, kind, text, mo
     owner = getattr(target, owner_name) if owner_name else target
     monkeypatch.setattr(owner, attr, _boom)
     findings = lint_text(text, kind, LintConfig(vllm_version="0.33.0")).findings
-    assert [(f.code, f.span.line) for f in findings] == [("RSM900", line)]
+    assert [(f.code, f.span.line) for f in findings] == [("RSM900", line) for line in lines]
     assert "an error of the linter's" in findings[0].message and "RuntimeError" in findings[0].message

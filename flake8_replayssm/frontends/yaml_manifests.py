@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from ..config_files import MAX_EXPANDED_NODES, expanded_size
 from ..model import UNKNOWN, Command, Launch, Setting, Span, Word
+from ..unchecked import frontend_failed
 from ._common import (
     LineIndex,
     Tok,
@@ -369,6 +370,12 @@ def _documents(text: str) -> tuple[str, list[Any]] | None:
         return None
 
 
+def _node_line(node: Any) -> Span:
+    """The line a YAML node starts on (line 1 when it has no mark)."""
+    line = getattr(getattr(node, "start_mark", None), "line", 0) + 1
+    return Span(line, 0, line, 0)
+
+
 def commands_in_yaml(text: str, *, path: str | None = None,
                      base_dir: str | None = None) -> list[Command]:
     """The commands YAML manifests, compose files, workflows and Helm values start."""
@@ -381,8 +388,8 @@ def commands_in_yaml(text: str, *, path: str | None = None,
     for root in docs:
         try:
             out += _commands_in_document(root, doc)
-        except Exception:
-            continue
+        except Exception as exc:  # this document is not checked; the others are
+            frontend_failed(_node_line(root), "YAML", exc)
     return out
 
 
@@ -1061,8 +1068,8 @@ def ray_launches_in_yaml(text: str, *, base_dir: str | None = None) -> list[Laun
     for root in docs:
         try:
             out += _ray_configs(root, doc, doc.span)
-        except Exception:
-            continue
+        except Exception as exc:
+            frontend_failed(_node_line(root), "Ray Serve YAML", exc)
     return out
 
 
