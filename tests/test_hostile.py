@@ -352,7 +352,7 @@ def _boom(*args, **kwargs):
     raise RuntimeError("a bug of the linter")
 
 
-@pytest.mark.parametrize("kind,text,module,name,line", [
+@pytest.mark.parametrize("kind,text,module,name,lines", [
     ("dockerfile", "FROM vllm/vllm-openai:v0.33.0\nCMD [\"--model\", \"m\", \"--use-replayssm\"]\n",
      "flake8_replayssm.frontends.dockerfile", "_DockerfileReader.run", [1]),
     ("markdown", "# Serve\n\n```bash\nvllm serve m --use-replayssm\n```\n",
