@@ -139,7 +139,7 @@ class _Data:
 
 def _load_toml() -> dict[str, Any]:
     """The shipped data file, parsed (zip-safe; kept parsed between runs)."""
-    return read_data("architectures.toml")
+    return read_data("data/architectures.toml")
 
 
 @cache

@@ -13,7 +13,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from . import project, report
-from .config import SETTINGS, ConfigError, LintConfig
+from .config import ConfigError, LintConfig
+from .settings import SETTINGS
 from .unchecked import NotChecked
 
 if TYPE_CHECKING:
@@ -130,18 +131,9 @@ def _check_stdin(ns: argparse.Namespace, config: LintConfig) -> FileResult:
 
 def _release_note(config: LintConfig) -> str:
     """What the summary must say about an explicit release the tool does not know."""
-    if not config.vllm_version:
-        return ""
-    from .knowledge import knowledge, normalize_version, version_key
-    from .target import closest_release
+    from . import engines
 
-    know = knowledge()
-    release, _ = closest_release(config.vllm_version, know)
-    wanted = normalize_version(config.vllm_version)
-    if release is None or version_key(wanted) <= know.newest.key:
-        return ""
-    return (f"note: vLLM {wanted} is newer than the newest release this linter knows "
-            f"({know.newest.version}); its launches were judged by {release.version}'s rules")
+    return "\n".join(note for engine in engines.all_engines() if (note := engine.release_note(config)))
 
 
 def _render(fmt: str, findings: Sequence[Finding], checked: int, note: str) -> str:

@@ -1,8 +1,8 @@
-"""Lint settings: target release, platform, code selection, extra model knowledge.
+"""Lint settings as every part of the linter reads them: one :class:`LintConfig`.
 
-One :class:`LintConfig` feeds every entry point.  Every setting is one entry of
-:data:`SETTINGS`, read and validated the same way wherever it is written; where
-the settings of a file come from (and in which order) is
+One :class:`LintConfig` feeds every entry point and every engine.  How a setting is
+written and checked is :mod:`flake8_replayssm.settings` (one table of keys); where the
+settings of a file come from (and in which order) is
 :func:`flake8_replayssm.project.settings_for`.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 #: codes that only run when enabled (speculative: a finding about what we cannot see)
 OFF_BY_DEFAULT = frozenset({"RSM201"})
@@ -69,157 +69,3 @@ def split_codes(value: str | Iterable[str] | None) -> tuple[str, ...]:
         return ()
     items = re.split(r"[,\s]+", value) if isinstance(value, str) else list(value)
     return tuple(item.strip().upper() for item in items if item and item.strip())
-
-
-# ---------------------------------------------------------------------------
-# Settings: one table of keys, each with the validator that reads its value
-# ---------------------------------------------------------------------------
-# The same key is written ``key`` in [tool.flake8-replayssm], ``replayssm-key`` in
-# flake8's [flake8] section, ``--key`` on replayssm-lint's command line and
-# ``--replayssm-key`` on flake8's.  TOML gives typed values, INI files and command
-# lines give text; every validator takes both and raises ValueError with a message
-# that completes "<file>: <key> = <value>: ...".
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"expected a string, not {type(value).__name__}")
-    return value.strip()
-
-
-def _version(value: Any, root: Path) -> str:
-    from .knowledge import is_version
-
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        raise ValueError("a TOML number, not text (0.30 would read as 0.3): quote it, "
-                         "e.g. vllm-version = \"0.30.0\"")
-    text = _text(value)
-    if not is_version(text):
-        raise ValueError("not a vLLM version (expected e.g. 0.33.0)")
-    return text
-
-
-def _sglang_version(value: Any, root: Path) -> str:
-    from .knowledge import is_version
-
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        raise ValueError("a TOML number, not text: quote it, e.g. sglang-version = \"0.5.23\"")
-    text = _text(value)
-    if not is_version(text):
-        raise ValueError("not an SGLang version (expected e.g. 0.5.23)")
-    return text
-
-
-def _one_of(choices: tuple[str, ...]) -> Callable[[Any, Path], str]:
-    def read(value: Any, root: Path) -> str:
-        text = _text(value)
-        if text not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}")
-        return text
-    return read
-
-
-def _codes(value: Any, root: Path) -> tuple[str, ...]:
-    from .rules import BY_CODE
-
-    if isinstance(value, str):
-        codes = split_codes(value)
-    elif isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
-        codes = split_codes(value)
-    else:
-        raise ValueError("expected a list of codes such as [\"RSM201\"] (or a comma-separated string)")
-    unknown = [c for c in codes if not any(code.startswith(c) for code in BY_CODE)]
-    if unknown:
-        raise ValueError(f"unknown code{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
-                         "(see replayssm-lint explain --all)")
-    return codes
-
-
-_ARCHITECTURE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def _model_map(value: Any, root: Path) -> dict[str, str]:
-    if isinstance(value, str):  # INI and command line: "org/a=Arch, org/b-*=Arch"
-        pairs = [item.partition("=") for item in re.split(r"[,\n]", value) if item.strip()]
-        if any(not sep for _, sep, _ in pairs):
-            raise ValueError("expected model=Architecture pairs, e.g. my-org/nano-ft=NemotronHForCausalLM")
-        value = {model.strip(): arch.strip() for model, _, arch in pairs}
-    if not isinstance(value, dict):
-        raise ValueError("expected a table of model id (or glob) = architecture name")
-    for model, arch in value.items():
-        if not isinstance(arch, str) or not _ARCHITECTURE.match(arch) or not str(model).strip():
-            raise ValueError(f"{model!r} = {arch!r}: expected a model id (or glob) mapped to an "
-                             "architecture class name such as NemotronHForCausalLM")
-    return dict(value)
-
-
-def _dirs(value: Any, root: Path) -> tuple[Path, ...]:
-    if isinstance(value, str):
-        value = [item.strip() for item in value.split(",") if item.strip()]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
-        raise ValueError("expected a list of folders such as [\"models\"]")
-    return tuple(root / item for item in value)
-
-
-@dataclass(frozen=True)
-class Key:
-    """One setting: the :class:`LintConfig` field it fills and how a written value is read."""
-
-    field: str
-    read: Callable[[Any, Path], Any]
-    help: str
-
-
-SETTINGS: dict[str, Key] = {
-    "vllm-version": Key("vllm_version", _version, "vLLM release to judge for (default: image tag, pins, "
-                                                  "installed, newest)"),
-    "platform": Key("platform", _one_of(PLATFORMS), f"platform vLLM runs on: {', '.join(PLATFORMS)} "
-                                                    "(default: cuda)"),
-    "select": Key("select", _codes, "codes or prefixes to report (default: RSM)"),
-    "ignore": Key("ignore", _codes, "codes or prefixes to leave out"),
-    "enable": Key("enable", _codes, "off-by-default codes to turn on (RSM201)"),
-    "extra-models": Key("extra_models", _model_map, "extra model=Architecture pairs (ids or globs)"),
-    "model-dirs": Key("model_dirs", _dirs, "local model folders: <dir>/<id>/config.json gives the architecture"),
-    "extra-args": Key("extra_args", _one_of(EXTRA_ARGS_MODES),
-                      "unseen extra arguments (\"$@\", $EXTRA_ARGS, **kwargs): 'closed' (default) assumes "
-                      "they add no ReplaySSM option; 'open' reports nothing that depends on them"),
-    "sglang-version": Key("sglang_version", _sglang_version, "SGLang release to judge SGLang launches for "
-                                                             "(default: image tag, pins, installed, newest)"),
-    "gpu": Key("gpu", _one_of(GPUS), "GPU generation SGLang launches run on: hopper, blackwell (default: "
-                                     "judged for both; a code is reported only if it holds for both)"),
-}
-#: list settings that add up across sources (command line, INI, pyproject) instead of replacing
-ACCUMULATING = frozenset({"ignore", "enable"})
-
-
-def check_value(key: str, value: Any, root: Path) -> Any:
-    """The value of setting ``key`` written as ``value``; ValueError says what is wrong with it."""
-    return SETTINGS[key].read(value, root)
-
-
-def read_setting(key: str, value: Any, where: str, root: Path) -> tuple[str, Any]:
-    """(LintConfig field, value) for ``key = value`` written in ``where``; ConfigError otherwise."""
-    spec = SETTINGS.get(key.replace("_", "-"))
-    if spec is None:
-        raise ConfigError(f"{where}: unknown setting {key!r} (known: {', '.join(SETTINGS)})")
-    try:
-        return spec.field, check_value(key.replace("_", "-"), value, root)
-    except ValueError as exc:
-        shown = value if isinstance(value, str) else repr(value)
-        raise ConfigError(f"{where}: {key} = {shown}: {exc}") from None
-
-
-def read_settings(table: Mapping[str, Any], where: str, root: Path) -> dict[str, Any]:
-    """LintConfig field -> value for every entry of a settings table (each one validated)."""
-    return dict(read_setting(str(key), value, where, root) for key, value in table.items())
-
-
-def config_from_table(table: Mapping[str, Any], root: Path, where: str = "pyproject.toml") -> LintConfig:
-    """A [tool.flake8-replayssm] table as a LintConfig (keys as in the README)."""
-    fields = read_settings(table, where, root)
-    if "select" in fields and not fields["select"]:
-        fields.pop("select")
-    if fields.get("vllm_version"):
-        fields["vllm_version_source"] = f"vllm-version in {where}"
-    if fields.get("sglang_version"):
-        fields["sglang_version_source"] = f"sglang-version in {where}"
-    return LintConfig(project_root=root, **fields)

@@ -41,13 +41,14 @@ def cache_dir() -> str | None:
 
 
 def read_data(name: str) -> dict[str, Any]:
-    """The parsed content of ``data/<name>`` (a TOML file shipped with the package)."""
+    """The parsed content of the TOML file ``name`` shipped with the package (a path relative to
+    the package: ``data/launchers.toml``, ``engines/vllm/data/releases.toml``)."""
     raw = _data_bytes(name)
     folder = cache_dir()
     entry = None
     if folder is not None and _usable_folder(folder):
         digest = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
-        entry = os.path.join(folder, f"{name}.{digest}.py{sys.version_info[0]}{sys.version_info[1]}"
+        entry = os.path.join(folder, f"{name.replace('/', '+')}.{digest}.py{sys.version_info[0]}{sys.version_info[1]}"
                                      f"m{marshal.version}")
         cached = _load(entry)
         if cached is not None:
@@ -62,12 +63,12 @@ def _data_bytes(name: str) -> bytes:
     """The file's bytes: from the package's folder, or through importlib.resources when the
     package is not a folder (a zip); the folder is the common case and skips that import."""
     try:
-        with open(os.path.join(os.path.dirname(__file__), "data", name), "rb") as fh:
+        with open(os.path.join(os.path.dirname(__file__), *name.split("/")), "rb") as fh:
             return fh.read()
     except OSError:
         from importlib import resources
 
-        return resources.files(__package__).joinpath("data", name).read_bytes()
+        return resources.files(__package__).joinpath(*name.split("/")).read_bytes()
 
 
 def _parse(raw: bytes) -> dict[str, Any]:

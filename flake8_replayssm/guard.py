@@ -145,7 +145,7 @@ def check_yaml(text: str) -> None:
     """Raise :class:`NotChecked` for YAML that does not compose or nests too deeply."""
     import yaml
 
-    from .frontends.yaml_manifests import mask_templates
+    from .yaml_nodes import mask_templates
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:  # as the YAML frontend reads it: Helm/Go template actions are unknown values, not errors

@@ -13,15 +13,11 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-if TYPE_CHECKING:
-    from .engine import Verdict
+from . import engines
 
-#: a line that looks like a vLLM launch or one of its options
-LAUNCH_LOOKING = re.compile(
-    r"\bvllm\s+(?:serve|run-batch|bench\s+(?:latency|throughput))\b|vllm\.entrypoints\.|\bapi_server\b"
-    r"|use[_-]replayssm|\b(?:LLM|EngineArgs|AsyncEngineArgs|LLMConfig)\s*\(|\bengine_kwargs\b"
-    r"|vllm/vllm-openai"
-    r"|\bsglang\s+serve\b|sglang\.launch_server|enable[_-]linear[_-]replayssm|lmsysorg/sglang")
+if TYPE_CHECKING:
+    from .verdicts import Verdict
+
 #: lines that only talk about a launch: comments, log and help text, process management
 _TALK = re.compile(r"^\s*(?:#|//|<!--|\*|(?:echo|printf|info|warn|warning|error|err|die|debug|msg|say|log|"
                    r"banner|pkill|pgrep|kill)\b|print\(|log(?:ger|ging)?[.(]|help\s*=|description\s*=)")
@@ -41,7 +37,7 @@ class LaunchNote:
     codes: list[str]
     assumed: list[str] = field(default_factory=list)
     readings: int = 1
-    #: whose release ``release`` is: "vllm" or "sglang"
+    #: the engine whose release ``release`` is (flake8_replayssm.engines.NAMES)
     engine: str = "vllm"
 
     def as_dict(self, path: str) -> dict[str, object]:
@@ -57,7 +53,7 @@ class LaunchNote:
         where = f"{path}:" + (f"cell {self.cell}:" if self.cell is not None else "") + f"{self.line}:{self.col + 1}"
         codes = ", ".join(self.codes) if self.codes else "clean"
         parts = [f"{where}: launch {self.label}: {codes}; model {self.model}; "
-                 f"{'SGLang' if self.engine == 'sglang' else 'vLLM'} {self.release} ({self.release_reason})"]
+                 f"{engines.title(self.engine)} {self.release} ({self.release_reason})"]
         if self.readings > 1:
             parts.append(f"read {self.readings} ways (a variable with several values)")
         parts += [f"assuming {a}" for a in self.assumed]
@@ -124,13 +120,11 @@ def covered_lines(verdicts: Iterable[Verdict]) -> set[tuple[int | None, int]]:
     return covered
 
 
-#: a vLLM image named on a line (``FROM vllm/vllm-openai:v0.33.0``, ``image: vllm/vllm-openai``)
-_IMAGE_NAME = re.compile(r"\S*vllm/vllm-openai\S*")
-
-
 def _image_only(text: str) -> bool:
-    """The line looks like a launch only because it names the vLLM image."""
-    return bool(_IMAGE_NAME.search(text)) and not LAUNCH_LOOKING.search(_IMAGE_NAME.sub("", text))
+    """The line looks like a launch only because it names an engine's image (``FROM
+    vllm/vllm-openai:v0.33.0``, ``image: lmsysorg/sglang``)."""
+    names = engines.image_name()
+    return bool(names.search(text)) and not engines.launch_looking().search(names.sub("", text))
 
 
 def _images_in_use(candidates: Sequence[tuple[int | None, int, str]],
@@ -162,7 +156,7 @@ def unrecognised_lines(candidates: Iterable[tuple[int | None, int, str]],
     covered = covered_lines(verdicts) | _images_in_use(candidates, verdicts)
     out = []
     for cell, line, text in candidates:
-        if (cell, line) not in covered and LAUNCH_LOOKING.search(text) and not _TALK.match(text):
+        if (cell, line) not in covered and engines.launch_looking().search(text) and not _TALK.match(text):
             snippet = " ".join(text.split())
             out.append(Unrecognised(line, cell, snippet if len(snippet) <= 100 else snippet[:97] + "..."))
     return out

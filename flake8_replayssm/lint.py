@@ -16,55 +16,22 @@ from dataclasses import dataclass, field
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Callable
 
+from . import engines
 from .config import LintConfig
 from .files import confined_to
-from .inventory import LAUNCH_LOOKING, LaunchNote, Unrecognised, launch_notes, unrecognised_lines
+from .inventory import LaunchNote, Unrecognised, launch_notes, unrecognised_lines
 from .model import Command, Finding, Launch, Span
 from .noqa import Suppressions
-from .unchecked import NotChecked, not_followed, note, recording
+from .triggers import TRIGGER_NEEDLES, contains_trigger, has_trigger
+from .unchecked import NotChecked, not_followed, note, recording, without_line
 
 if TYPE_CHECKING:
-    from .engine import Verdict
+    from .verdicts import Verdict
 
-#: a text must contain one of these to hold anything we report (plain substring
-#: tests: much faster than a regular expression over every file of a large tree)
-TRIGGER_NEEDLES = ("replayssm", "REPLAYSSM", "mamba-block-size", "mamba_block_size", "mamba-cache-mode",
-                   "mamba_cache_mode", "--config", "api_server", "disable-prefix-caching",
-                   "disable_prefix_caching")
+__all__ = ["KINDS", "FileResult", "check_source", "contains_trigger", "detect_kind", "has_trigger", "lint_text"]
 
 KINDS = ("python", "shell", "makefile", "dockerfile", "yaml", "notebook", "markdown")
 _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
-
-
-#: a Python file can only launch vLLM through one of these
-PYTHON_LAUNCHERS = ("LLM(", "LLM as", "EngineArgs", "subprocess", "system(", "popen(", "Popen", "shlex",
-                    "create_subprocess", "engine_kwargs", "Engine(", "Engine as", "ServerArgs")
-
-
-def _by_anchor(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The needles grouped under their first five characters: a file is searched once for
-    ``mamba`` rather than four times for its ``mamba-*``/``mamba_*`` needles (most files
-    have none of the anchors, and each search reads the whole file)."""
-    groups: dict[str, list[str]] = {}
-    for needle in needles:
-        groups.setdefault(needle[:5], []).append(needle)
-    return tuple((group[0], ()) if len(group) == 1 else (anchor, tuple(group)) for anchor, group in groups.items())
-
-
-_TEXT_ANCHORS = _by_anchor(TRIGGER_NEEDLES)
-_BYTE_ANCHORS = tuple((anchor.encode(), tuple(n.encode() for n in rest)) for anchor, rest in _TEXT_ANCHORS)
-
-
-def contains_trigger(data: bytes) -> bool:
-    """Whether the raw bytes hold a trigger token (the screen before any decoding)."""
-    return any(anchor in data and (not rest or any(n in data for n in rest)) for anchor, rest in _BYTE_ANCHORS)
-
-
-def has_trigger(text: str, kind: str | None = None) -> bool:
-    """Whether ``text`` can hold anything we report (cheap; decides whether to parse)."""
-    if not any(anchor in text and (not rest or any(n in text for n in rest)) for anchor, rest in _TEXT_ANCHORS):
-        return False
-    return kind != "python" or any(needle in text for needle in PYTHON_LAUNCHERS)
 
 
 def detect_kind(path: str, text: str | None = None) -> str | None:
@@ -143,7 +110,7 @@ def _python_launches(text: str, base_dir: str | None) -> list[Launch]:
 
 
 def _commands_to_launches(commands: list[Command]) -> list[Launch]:
-    from .argv import launch_from_command
+    from .recognise import launch_from_command
 
     return [launch for launch in map(launch_from_command, commands) if launch is not None]
 
@@ -157,19 +124,13 @@ def _lines_of(launch: Launch, cell: int | None = None) -> set[int]:
 
 
 def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
-    from .argv import launch_from_serve_config
     from .frontends import yaml_manifests
     from .guard import check_yaml
 
     check_yaml(text)
-    from .sglang import argv as sglang_argv
-
-    if sglang_argv.is_serve_config(text):
-        launch = sglang_argv.launch_from_serve_config(text, base_dir=base_dir)
-        return [launch] if launch is not None else []
-    if yaml_manifests.is_serve_config(text):
-        launch = launch_from_serve_config(text, base_dir=base_dir)
-        return [launch] if launch is not None else []
+    config = engines.config_launch(text, base_dir)  # an engine's --config file, judged on its own
+    if config is not None:
+        return [config]
     launches = _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir)) \
         + yaml_manifests.ray_launches_in_yaml(text, base_dir=base_dir)
     for kind, inner, place in yaml_manifests.embedded_documents(text):
@@ -366,12 +327,6 @@ def _report_unparsed(script: str, launches: list[Launch], line_offset: int = 0) 
                          without_line(problem.reason) if line_offset else problem.reason)
 
 
-def without_line(reason: str) -> str:
-    """A parser's reason without its line number, which counts from a snippet's start (the
-    finding's own line is the file's)."""
-    return re.sub(r"\(line \d+: ", "(", reason)
-
-
 _RECIPE_PREFIX = re.compile(r"\t[ \t@+-]*")
 
 
@@ -404,14 +359,14 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     text, or the parts a frontend did not follow.  ``--config`` files named in
     the text are read only inside the project (:func:`.files.confined_to`).
     """
-    if not has_trigger(text, kind) and not (config.inventory and LAUNCH_LOOKING.search(text)):
+    if not has_trigger(text, kind) and not (config.inventory and engines.launch_looking().search(text)):
         return FileResult([], [])
     root = str(config.project_root) if config.project_root is not None else \
         (os.path.dirname(os.path.abspath(path)) if path else os.getcwd())
     whole: NotChecked | None = None
     with recording() as record, confined_to(root):
         try:
-            from .engine import judge  # the rules and their data: only for texts that need judging
+            from .judging import judge  # the rules and their data: only for texts that need judging
 
             verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
         except NotChecked as exc:
@@ -436,7 +391,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
         findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
     notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-             f"{'SGLang' if v.launch.engine == 'sglang' else 'vLLM'} {v.target.name} ({v.target.reason}); "
+             f"{engines.title(v.launch.engine)} {v.target.name} ({v.target.reason}); "
              f"{_model_note(v, config)}"
              for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
     result = FileResult(verdicts, findings, notes=notes, path=path or "")
@@ -530,20 +485,7 @@ class _Quiet:
 
 def _model_note(verdict: Verdict, config: LintConfig) -> str:
     """The model and the architecture it resolved to, for ``--verbose``."""
-    from .knowledge import knowledge
-    from .validator import model_verdict
-
-    if verdict.launch.engine == "sglang":  # SGLang's verdict names its architectures itself
-        model_value = verdict.launch.model.value if verdict.launch.model is not None else None
-        if len(verdict.architectures) != 1 or not isinstance(model_value, str):
-            return f"model: unresolved ({verdict.model_detail})"
-        return f"model: {model_value} -> architecture {verdict.architectures[0]} ({verdict.model_detail})"
-    model = model_verdict(verdict.launch, knowledge(), extra_models=config.extra_models,
-                          model_dirs=config.model_dirs)
-    if not model.resolved:
-        return f"model: unresolved ({verdict.model_detail})"
-    return f"model: {model.model or 'as configured'} -> architecture {model.architectures[0]} " \
-           f"({verdict.model_detail})"
+    return engines.get(verdict.launch.engine).model_note(verdict, config)
 
 
 def check_source(text: str, kind: str = "python", *, vllm_version: str | None = None,

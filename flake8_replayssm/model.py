@@ -204,6 +204,26 @@ class Finding:
 
 
 @dataclass
+class Entry:
+    """Where an engine's own argv starts in a command, and how the engine was started.
+
+    ``engine`` is the engine that reads ``args`` (its name in :mod:`flake8_replayssm.engines`);
+    ``kind`` is that engine's own word for the entry point (vLLM's ``serve``, ``api_server``...).
+    ``image`` is the container image the command runs in, when that pins the release.
+    """
+
+    engine: str
+    kind: str
+    args: list[Word]
+    anchor: Span
+    env: dict[str, Word]
+    image: str | None = None
+    label: str = ""
+    #: more of the environment may be set than ``env`` shows (a wrapper's env file, ``ssh``)
+    env_open_ended: bool = False
+
+
+@dataclass
 class Command:
     """A command line as a frontend found it, before any vLLM meaning is given to it.
 

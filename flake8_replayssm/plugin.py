@@ -2,7 +2,7 @@
 
 flake8 gives the file's lines; the plugin checks them for a trigger token
 first, so files without one cost a substring search and never import libcst.
-Every setting of :data:`flake8_replayssm.config.SETTINGS` is a flake8 option
+Every setting of :data:`flake8_replayssm.settings.SETTINGS` is a flake8 option
 ``--replayssm-KEY`` (``replayssm-KEY`` in flake8's config), validated like
 everywhere else: a bad value is flake8's own option error, not a traceback.
 ``[tool.flake8-replayssm]`` in the file's pyproject.toml fills in what flake8's
@@ -18,8 +18,9 @@ import ast
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterator, Sequence
 
-from . import __version__
-from .config import SETTINGS, ConfigError, LintConfig, check_value
+from . import __version__, engines
+from .config import ConfigError, LintConfig
+from .settings import SETTINGS, check_value
 
 PREFIX = "replayssm-"
 
@@ -75,7 +76,7 @@ class Plugin:
             value = getattr(options, (PREFIX + key).replace("-", "_"), None)
             if value is not None:
                 overrides[spec.field] = value
-        for engine in ("vllm", "sglang"):
+        for engine in engines.NAMES:
             if f"{engine}_version" in overrides:
                 overrides[f"{engine}_version_source"] = f"--{PREFIX}{engine}-version"
         cls._overrides = overrides

@@ -12,7 +12,7 @@
 
 ``ignore`` and ``enable`` add up over the sources; every other key is taken from the
 highest source that sets it.  Every value is validated by its entry in
-:data:`flake8_replayssm.config.SETTINGS`; a bad one is a :class:`ConfigError` naming
+:data:`flake8_replayssm.settings.SETTINGS`; a bad one is a :class:`ConfigError` naming
 the key and the file, never a traceback and never silently dropped.
 
 **Files**: :func:`iter_files` walks directories (skipping tool folders, ``--exclude``
@@ -31,9 +31,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .config import ACCUMULATING, SETTINGS, ConfigError, LintConfig, read_setting, read_settings
+from . import engines
+from .config import ConfigError, LintConfig
 from .files import MAX_SETTINGS_BYTES, decode, is_binary, is_inside, read_bounded, text_bytes
 from .lint import FileResult, contains_trigger, detect_kind, lint_text
+from .settings import ACCUMULATING, SETTINGS, read_setting, read_settings
 from .unchecked import NotChecked
 
 if sys.version_info >= (3, 11):
@@ -41,8 +43,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-#: the engines whose target release is a setting (``vllm-version``, ``sglang-version``)
-ENGINES = ("vllm", "sglang")
+#: the engines whose target release is a setting (``<engine>-version``)
+ENGINES = engines.NAMES
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "node_modules",
                        "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -223,15 +225,11 @@ def _where_settings_are(folder: Path, flake8_ini: bool) -> tuple[Path, Path | No
 def validate(config: LintConfig) -> None:
     """Checks that need the whole configuration (the target release must be usable).
 
-    Only an explicit ``vllm-version`` needs the release table; without one nothing is
+    Only an explicit release needs an engine's release table; without one nothing is
     loaded here, so a run over files without a launch never reads the knowledge data.
     """
-    if not config.vllm_version:
-        return
-    from .knowledge import knowledge
-    from .target import explicit_release
-
-    explicit_release(config, knowledge())  # raises ConfigError for releases it cannot judge
+    for engine in engines.all_engines():
+        engine.check_settings(config)  # raises ConfigError for releases it cannot judge
 
 
 def command_line_overrides(values: Mapping[str, Any], *, prefix: str = "--",
@@ -245,7 +243,7 @@ def command_line_overrides(values: Mapping[str, Any], *, prefix: str = "--",
         if value is None or value == "":
             continue
         name, read = read_setting(key, value, "command line", root or Path.cwd())
-        if key in ("vllm-version", "sglang-version"):
+        if key in {f"{engine}-version" for engine in ENGINES}:
             out[key.replace("-", "_") + "_source"] = f"{prefix}{key}"
         out[name] = read
     return out

@@ -1,10 +1,12 @@
-"""Which vLLM release a verdict is for, and why.
+"""Which release of an engine a launch meets: the candidates, in the order they count.
 
 Order (DESIGN.md): explicit option > a version pinned next to the launch (the
-``vllm/vllm-openai:vX.Y.Z`` image of the same stage, service or container) >
-the project's pins (requirements files, pyproject dependencies, lock files) >
-the installed ``vllm`` distribution (metadata only; vLLM is never imported) >
-the newest release this tool knows.
+engine's image tag in the same stage, service or container) > the project's pins
+(requirements files, pyproject dependencies, lock files) > the installed
+distribution (metadata only; the engine is never imported) > the newest release
+the tool knows.  The order and the reading of pins and metadata are the same for
+every engine; each engine's ``target`` module maps a version to one of its release
+tables (``engines/<name>/target.py``).
 """
 
 from __future__ import annotations
@@ -12,15 +14,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from .config import ConfigError, LintConfig
 from .files import MAX_SOURCE_BYTES, read_bounded
-from .knowledge import Knowledge, Release, is_version, normalize_version, version_key
 from .unchecked import NotChecked
+from .versions import normalize_version, version_key
 
 #: a package and its version specifiers (PEP 440) in a requirements line or a dependency string
 _PIN = r"""(?ix)
@@ -31,60 +31,6 @@ _CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*v?([0-9][0-9a-z.*+!]*)", re.I)
 _LOCK_BLOCK = r'(?m)^name\s*=\s*"{package}"\s*\nversion\s*=\s*"([^"]+)"'
 PIN_FILES = ("requirements.txt", "requirements.in", "requirements-serve.txt", "constraints.txt",
              "pyproject.toml", "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
-
-
-@dataclass(frozen=True)
-class Target:
-    """The release a launch is judged for.
-
-    ``release`` is None when the launch targets a vLLM release older than the
-    first with ReplaySSM (``version`` says which): the flags do not exist there,
-    so the launch is judged for that alone (RSM104), never by another release.
-    """
-
-    release: Release | None
-    reason: str
-    version: str = ""
-
-    @property
-    def name(self) -> str:
-        return self.release.version if self.release is not None else self.version
-
-
-def closest_release(version: str, know: Knowledge) -> tuple[Release | None, str]:
-    """The known release that judges ``version``: itself, or the newest one before it.
-
-    None with an empty note for a release older than every known one (it has no
-    ReplaySSM); None with a note for text that is not a version.
-    """
-    if not is_version(version):
-        return None, f"{version!r} is not a vLLM version (expected e.g. 0.33.0)"
-    wanted = normalize_version(version)
-    exact = know.releases.get(wanted)
-    if exact is not None:
-        return exact, ""
-    key = version_key(wanted)
-    older = [r for r in know.releases.values() if r.key <= key]
-    if not older:
-        return None, ""
-    best = max(older, key=lambda r: r.key)
-    return best, f"vLLM {wanted} is not in the release table; judged by {best.version}"
-
-
-def _target(version: str, reason: str, know: Knowledge) -> Target | None:
-    release, note = closest_release(version, know)
-    if release is None:
-        return Target(None, reason, normalize_version(version)) if not note else None
-    return Target(release, reason + (f"; {note}" if note else ""), release.version)
-
-
-def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
-    if not config.vllm_version:
-        return None
-    target = _target(config.vllm_version, config.vllm_version_source, know)
-    if target is None:
-        raise ConfigError(closest_release(config.vllm_version, know)[1])
-    return target
 
 
 def _allows(op: str, wanted: str, version: tuple[int, ...]) -> bool:
@@ -115,20 +61,15 @@ def pinned_version(spec: str, known: Iterable[str]) -> tuple[str, str] | None:
 
 
 @lru_cache(maxsize=64)
-def project_pin(root: Path | None, package: str = "vllm",
-                known: tuple[str, ...] | None = None) -> tuple[str, str] | None:
+def project_pin(root: Path | None, package: str, known: tuple[str, ...]) -> tuple[str, str] | None:
     """(version, reason) of the project's ``package`` requirement, if its files agree on one.
 
-    ``package`` is ``vllm`` or ``sglang``; ``known`` its releases this tool knows (vLLM's by
-    default).  An exact pin (``vllm==0.28.0``, ``vllm[audio]==0.28.0``, a lock file's block) is
+    ``package`` is an engine's distribution (``vllm``); ``known`` its releases this tool
+    knows.  An exact pin (``vllm==0.28.0``, ``vllm[audio]==0.28.0``, a lock file's block) is
     that version; a range (``vllm>=0.28,<0.29``) the newest known release it admits.
     """
     if root is None:
         return None
-    if known is None:
-        from .knowledge import knowledge
-
-        known = tuple(knowledge().releases)
     pin = re.compile(_PIN.replace("{package}", re.escape(package)))
     lock_block = re.compile(_LOCK_BLOCK.replace("{package}", re.escape(package)))
     found: dict[str, str] = {}
@@ -154,15 +95,9 @@ def project_pin(root: Path | None, package: str = "vllm",
     return version, reason
 
 
-@lru_cache(maxsize=1)
-def installed_vllm() -> str | None:
-    """The version of the ``vllm`` distribution on ``sys.path`` (its metadata, never the code)."""
-    return _installed("vllm")
-
-
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)
 def installed_version(package: str) -> str | None:
-    """The same for another engine's distribution (``sglang``)."""
+    """The version of the ``package`` distribution on ``sys.path`` (its metadata, never the code)."""
     return _installed(package)
 
 
@@ -197,23 +132,18 @@ def _metadata_on_path(package: str) -> bool:
     return False
 
 
-def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Target:
-    """The release for one launch (``hint`` is its image tag's release, if any)."""
-    explicit = explicit_release(config, know)
-    if explicit is not None:
-        return explicit
-    candidates = []
+def candidates(hint: str | None, package: str, known: tuple[str, ...],
+               root: Path | None) -> list[tuple[str, str]]:
+    """(version, reason) of every source that names the release, strongest first, after the
+    explicit option: the image tag next to the launch (``hint``), the project's pin, the
+    installed distribution."""
+    found = []
     if hint:
-        candidates.append((hint, f"image tag v{hint} next to the launch"))
-    pin = project_pin(config.project_root)
+        found.append((hint, f"image tag v{hint} next to the launch"))
+    pin = project_pin(root, package, known)
     if pin:
-        candidates.append(pin)
-    installed = installed_vllm()
+        found.append(pin)
+    installed = installed_version(package)
     if installed:
-        candidates.append((installed, f"installed vllm {installed}"))
-    for version, reason in candidates:
-        target = _target(version, reason, know)
-        if target is not None:
-            return target
-    newest = know.newest
-    return Target(newest, f"newest release known ({newest.version})", newest.version)
+        found.append((installed, f"installed {package} {installed}"))
+    return found

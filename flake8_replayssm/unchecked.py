@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -108,3 +109,9 @@ def note(text: str) -> None:
     record = _CURRENT.get()
     if record is not None and text not in record.notes:
         record.notes.append(text)
+
+
+def without_line(reason: str) -> str:
+    """A parser's reason without its line number, which counts from a snippet's start (the
+    finding's own line is the file's)."""
+    return re.sub(r"\(line \d+: ", "(", reason)

@@ -13,9 +13,9 @@ import types
 import pytest
 from hypothesis import settings
 
-from flake8_replayssm.argv import launch_from_command
+from flake8_replayssm.recognise import launch_from_command
 from flake8_replayssm.config import LintConfig
-from flake8_replayssm.engine import judge
+from flake8_replayssm.judging import judge
 from flake8_replayssm.model import Command, Span, Word
 
 # parsed data files are kept in a folder of this run (and its subprocesses), never in ~/.cache

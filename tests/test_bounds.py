@@ -94,8 +94,8 @@ def test_a_command_of_too_many_words_is_cut_and_reported():
 
 
 def test_an_unknown_flag_is_looked_up_as_an_abbreviation_once():
-    from flake8_replayssm.argv import _abbreviated
-    from flake8_replayssm.knowledge import knowledge
+    from flake8_replayssm.engines.vllm.argv import _abbreviated
+    from flake8_replayssm.engines.vllm.knowledge import knowledge
     know = knowledge()
     assert _abbreviated(know, "use-replay") == "use-replayssm"
     assert _abbreviated(know, "mamba") is None        # a prefix of several options

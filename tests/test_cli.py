@@ -37,7 +37,7 @@ CLEAN_SRC = "from vllm import LLM\nllm = LLM('facebook/opt-125m')\n"
 @pytest.fixture(autouse=True)
 def _no_installed_vllm(monkeypatch):
     """Verdicts must not depend on whether this machine has vllm installed."""
-    monkeypatch.setattr(target, "installed_vllm", lambda: None)
+    monkeypatch.setattr(target, "installed_version", lambda package: None)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from flake8_replayssm.architectures import architecture_kind
-from flake8_replayssm.knowledge import knowledge
+from flake8_replayssm.engines.vllm.knowledge import knowledge
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "conformance"))
 

@@ -25,35 +25,35 @@ def entries(folder):
 
 
 def test_the_parsed_file_is_kept_and_read_back(cache, monkeypatch):
-    first = read_data("options.toml")
-    assert [name.split(".")[0] for name in entries(cache)] == ["options"]
+    first = read_data("engines/vllm/data/options.toml")
+    assert [name.split(".")[0] for name in entries(cache)] == ["engines+vllm+data+options"]
     monkeypatch.setattr(data_files, "_parse", lambda raw: pytest.fail("parsed again"))
-    assert read_data("options.toml") == first
+    assert read_data("engines/vllm/data/options.toml") == first
 
 
 def test_a_damaged_entry_is_parsed_again_and_replaced(cache):
-    expected = read_data("launchers.toml")
+    expected = read_data("data/launchers.toml")
     (entry,) = cache.iterdir()
     data = entry.read_bytes()
     entry.write_bytes(data[: len(data) // 2])  # cut short
-    assert read_data("launchers.toml") == expected
+    assert read_data("data/launchers.toml") == expected
     assert entry.read_bytes() == data
     entry.write_bytes(b"\0" * 4 + data[4:])  # checksum does not match
-    assert read_data("launchers.toml") == expected
+    assert read_data("data/launchers.toml") == expected
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_a_fifo_or_a_symlink_in_place_of_an_entry_is_ignored(cache, tmp_path):
-    expected = read_data("launchers.toml")
+    expected = read_data("data/launchers.toml")
     (entry,) = cache.iterdir()
     entry.unlink()
     os.mkfifo(entry)  # opening it must not block
-    assert read_data("launchers.toml") == expected
+    assert read_data("data/launchers.toml") == expected
     entry.unlink()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.write_bytes(b"")
     entry.symlink_to(elsewhere)
-    assert read_data("launchers.toml") == expected
+    assert read_data("data/launchers.toml") == expected
     assert elsewhere.read_bytes() == b""
 
 
@@ -61,14 +61,14 @@ def test_an_unusable_cache_folder_is_only_slower(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     monkeypatch.setenv(CACHE_ENV, str(blocker / "cache"))
-    assert "wrappers" in read_data("launchers.toml")
+    assert "wrappers" in read_data("data/launchers.toml")
 
 
 def test_an_empty_setting_keeps_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv(CACHE_ENV, "")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert "wrappers" in read_data("launchers.toml")
+    assert "wrappers" in read_data("data/launchers.toml")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -86,11 +86,11 @@ def test_installed_vllm_is_read_from_its_metadata(tmp_path, monkeypatch):
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm\nVersion: 0.31.0\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    target.installed_vllm.cache_clear()
+    target.installed_version.cache_clear()
     try:
-        assert target.installed_vllm() == "0.31.0"
+        assert target.installed_version("vllm") == "0.31.0"
     finally:
-        target.installed_vllm.cache_clear()
+        target.installed_version.cache_clear()
 
 
 def test_no_vllm_on_the_path_means_no_metadata_import(tmp_path):
@@ -99,7 +99,7 @@ def test_no_vllm_on_the_path_means_no_metadata_import(tmp_path):
         import sys
         sys.path[:] = [p for p in sys.path if 'site-packages' not in p and 'dist-packages' not in p]
         from flake8_replayssm import target
-        print(target.installed_vllm(), 'importlib.metadata' in sys.modules)
+        print(target.installed_version("vllm"), 'importlib.metadata' in sys.modules)
     """)
     env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(target.__file__))}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
@@ -112,21 +112,21 @@ def test_no_vllm_on_the_path_means_no_metadata_import(tmp_path):
 def test_an_entry_others_could_write_is_not_trusted(cache, monkeypatch):
     """A forged entry (here: a well-formed one with another value) decides nothing unless it is
     this user's own, private file."""
-    read_data("launchers.toml")
+    read_data("data/launchers.toml")
     (entry,) = cache.iterdir()
     forged = {"wrappers": {}}
     payload = data_files.marshal.dumps(forged)
     entry.write_bytes(data_files._checksum(payload) + payload)
     entry.chmod(0o666)
-    assert read_data("launchers.toml") != forged
+    assert read_data("data/launchers.toml") != forged
     entry.write_bytes(data_files._checksum(payload) + payload)
     entry.chmod(0o600)
-    assert read_data("launchers.toml") == forged  # the user's own private entry is trusted
+    assert read_data("data/launchers.toml") == forged  # the user's own private entry is trusted
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="file owners are POSIX")
 def test_a_folder_others_could_write_is_not_used(cache):
     cache.mkdir(mode=0o700)
     cache.chmod(0o777)
-    assert "wrappers" in read_data("launchers.toml")
+    assert "wrappers" in read_data("data/launchers.toml")
     assert entries(cache) == []

@@ -30,7 +30,7 @@ REPORT_ONLY = {"RSM003", "RSM005", "RSM007", "RSM009", "RSM201", "RSM900",
 
 @pytest.fixture(autouse=True)
 def _no_installed_vllm(monkeypatch):
-    monkeypatch.setattr(target, "installed_vllm", lambda: None)
+    monkeypatch.setattr(target, "installed_version", lambda package: None)
 
 
 def fix(capsys, *args: str) -> tuple[int, str, str]:

@@ -222,7 +222,7 @@ def test_real_shell_form_entrypoint_with_default_expansion():
 
 
 def test_end_to_end_launch():
-    from flake8_replayssm.argv import launch_from_command
+    from flake8_replayssm.recognise import launch_from_command
 
     [cmd] = commands_in_dockerfile(DOCKERFILE)
     launch = launch_from_command(cmd)

@@ -168,7 +168,7 @@ def test_rst_code_block(recording_shell):
 
 def test_real_shell_end_to_end():
     pytest.importorskip("tree_sitter_bash")
-    from flake8_replayssm.argv import launch_from_command
+    from flake8_replayssm.recognise import launch_from_command
 
     launches = [launch_from_command(c) for c in commands_in_markdown(DOC)]
     assert [lau.model.value for lau in launches if lau and lau.model] == [

@@ -94,7 +94,7 @@ def test_source_as_a_single_string_and_assignment_form():
 
 def test_real_shell_end_to_end():
     pytest.importorskip("tree_sitter_bash")
-    from flake8_replayssm.argv import launch_from_command
+    from flake8_replayssm.recognise import launch_from_command
 
     commands = commands_in_notebook(NB)
     launches = [launch_from_command(c) for c in commands]

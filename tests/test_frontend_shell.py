@@ -696,7 +696,7 @@ def test_speed_of_a_large_script():
 # --------------------------------------------------------------------------
 
 def launches(path: Path):
-    from flake8_replayssm.argv import launch_from_command
+    from flake8_replayssm.recognise import launch_from_command
 
     text = path.read_text()
     found = commands_in_makefile(text) if path.name == "Makefile" else commands_in_shell(text)
@@ -723,7 +723,7 @@ def test_e2e_kimi_fixture_and_json_option():
 
 
 def test_e2e_docker_run_and_unknown_model():
-    from flake8_replayssm.argv import launch_from_command
+    from flake8_replayssm.recognise import launch_from_command
 
     (launch,) = launches(FIXTURES / "docker_run.sh")
     assert launch.release_hint == "0.33.0"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from flake8_replayssm.frontends.yaml_manifests import commands_in_yaml, is_serve_config
+from flake8_replayssm.engines.vllm.serve_config import is_serve_config
+from flake8_replayssm.frontends.yaml_manifests import commands_in_yaml
 from conftest import raw, texts
 from flake8_replayssm.model import Command
 
@@ -318,7 +319,7 @@ def test_multi_document_file_and_unparsable_yaml():
 
 def test_real_shell_and_end_to_end_launch():
     pytest.importorskip("tree_sitter_bash")
-    from flake8_replayssm.argv import launch_from_command
+    from flake8_replayssm.recognise import launch_from_command
 
     text = """\
 containers:

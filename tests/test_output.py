@@ -30,7 +30,7 @@ SCRIPT = (f"vllm serve {NANO} --use-replayssm\n"  # RSM008 (error)
 
 @pytest.fixture(autouse=True)
 def _no_installed_vllm(monkeypatch):
-    monkeypatch.setattr(target, "installed_vllm", lambda: None)
+    monkeypatch.setattr(target, "installed_version", lambda package: None)
 
 
 @pytest.fixture

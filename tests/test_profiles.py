@@ -9,9 +9,9 @@ import pytest
 
 from conftest import codes, command
 
-from flake8_replayssm.argv import launch_from_command
+from flake8_replayssm.recognise import launch_from_command
 from flake8_replayssm.config import LintConfig
-from flake8_replayssm.engine import judge
+from flake8_replayssm.judging import judge
 
 NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"  # NemotronHForCausalLM
 H8B = "nvidia/Nemotron-H-8B-Base-8K"

@@ -82,7 +82,7 @@ _PIECES = st.sampled_from(["replayssm", "REPLAYSSM", "replace", "mamba", "mamba-
 def test_the_grouped_trigger_screen_is_the_plain_one(pieces):
     """The screen searches anchors first (speed); it must say what a search for every trigger
     token says."""
-    from flake8_replayssm.lint import TRIGGER_NEEDLES, contains_trigger, has_trigger
+    from flake8_replayssm.triggers import TRIGGER_NEEDLES, contains_trigger, has_trigger
 
     text = "".join(pieces)
     plain = any(needle in text for needle in TRIGGER_NEEDLES)

@@ -7,8 +7,8 @@ import pytest
 from flake8_replayssm import check_source
 from flake8_replayssm.cli import main
 from flake8_replayssm.config import LintConfig
-from flake8_replayssm.facts import FACT_DIMENSIONS
-from flake8_replayssm.knowledge import knowledge
+from flake8_replayssm.engines.vllm.resolve import FACT_DIMENSIONS
+from flake8_replayssm.engines.vllm.knowledge import knowledge
 from flake8_replayssm.rules import RULES
 
 CASES = [(rule, example, True) for rule in RULES for example in rule.invalid] + \

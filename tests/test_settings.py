@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from flake8_replayssm import cli, project, target
-from flake8_replayssm.config import SETTINGS, ConfigError
+from flake8_replayssm.config import ConfigError
+from flake8_replayssm.settings import SETTINGS
 
 NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
 NANO_SRC = f'from vllm import LLM\nllm = LLM("{NANO}", use_replayssm=True)\n'
@@ -24,7 +25,7 @@ NANO_SRC = f'from vllm import LLM\nllm = LLM("{NANO}", use_replayssm=True)\n'
 
 @pytest.fixture(autouse=True)
 def _no_installed_vllm(monkeypatch):
-    monkeypatch.setattr(target, "installed_vllm", lambda: None)
+    monkeypatch.setattr(target, "installed_version", lambda package: None)
 
 
 @pytest.fixture

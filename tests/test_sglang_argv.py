@@ -7,12 +7,13 @@ import json
 import pytest
 
 from flake8_replayssm import check_source
-from flake8_replayssm.argv import launch_from_command
+from flake8_replayssm.recognise import launch_from_command
 from flake8_replayssm.cli import main
-from flake8_replayssm.config import ConfigError, LintConfig, config_from_table
-from flake8_replayssm.engine import judge
-from flake8_replayssm.sglang.target import sglang_image_release
-from flake8_replayssm.sglang.knowledge import knowledge
+from flake8_replayssm.config import ConfigError, LintConfig
+from flake8_replayssm.settings import config_from_table
+from flake8_replayssm.judging import judge
+from flake8_replayssm.engines.sglang.target import sglang_image_release
+from flake8_replayssm.engines.sglang.knowledge import knowledge
 
 from conftest import command
 
@@ -159,10 +160,10 @@ def test_image_release(image, release):
 
 def test_target_resolution_order(tmp_path, monkeypatch):
     from flake8_replayssm import target
-    from flake8_replayssm.sglang.target import resolve_target
+    from flake8_replayssm.engines.sglang.target import resolve_target
 
     monkeypatch.setattr(target, "installed_version", lambda package: None)
-    monkeypatch.setattr("flake8_replayssm.sglang.target.installed_version", lambda package: None)
+    monkeypatch.setattr("flake8_replayssm.target.installed_version", lambda package: None)
     (tmp_path / "requirements.txt").write_text("vllm==0.33.0\nsglang[all]==0.5.17\n")
     config = LintConfig(project_root=tmp_path)
     know = knowledge()

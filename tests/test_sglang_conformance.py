@@ -25,7 +25,7 @@ RELEASES = sglang_replay.releases()
 
 
 def test_every_release_is_recorded():
-    from flake8_replayssm.sglang.knowledge import knowledge
+    from flake8_replayssm.engines.sglang.knowledge import knowledge
 
     assert RELEASES == sorted(knowledge().releases, key=lambda v: [int(x) for x in v.split(".")])
 

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..engine import Verdict
+from .. import engines
+from ..verdicts import Verdict
 from ..model import Finding, Launch, Setting, Span
 from .edits import Edit, LineIndex, OverlapError, apply_edits, newline_of
 from .messages import (ENV_RUNNER, backend_to_triton, needs_v2, triton_needs_v1, wants_align_mode,
@@ -281,9 +282,8 @@ class Planner:
                 self.yaml = YamlFacts(text, self.index)
             except Exception:  # not YAML we can read: replacements only where spans are sure
                 self.yaml = None
-            from ..frontends.yaml_manifests import is_serve_config
-
-            self.serve_config = self.yaml is not None and is_serve_config(text)
+            # the whole file is an engine's --config file (judged as `ENGINE serve --config FILE`)
+            self.serve_config = self.yaml is not None and engines.config_launch(text, None) is not None
         #: YAML sequence items to delete: (sequence, item index, code)
         self.item_deletions: list[tuple[Any, int, str]] = []
         self.edits: list[Edit] = []
@@ -626,27 +626,13 @@ class Planner:
         launch = verdict.launch
         if not findings:
             return
-        if verdict.target.release is None:  # a release without ReplaySSM: nothing to fix it with
-            self.skipped.extend(f"{f.code}: vLLM {verdict.target.version} has no ReplaySSM" for f in findings)
-            return
         if launch.anchor.cell is not None or launch.anchor.source is not None:
             self.skipped.extend(f"{f.code}: not fixable in this file kind" for f in findings)
             return
         before = self.launch_start = len(self.edits)
         self.expect(launch)
         try:
-            if launch.engine == "sglang":
-                from .sglang_fixes import plan as plan_sglang
-
-                plan_sglang(self, verdict, findings)
-            elif self.serve_config:
-                from .yaml_edits import plan_serve_config
-
-                plan_serve_config(self, verdict, findings)
-            elif launch.form == "kwargs":
-                self.plan_kwargs(verdict, findings)
-            else:
-                self.plan_argv(verdict, findings)
+            engines.get(launch.engine).plan_fixes(self, verdict, findings)
             self.flush_deletions()
         except (AssertionError, IndexError, KeyError, TypeError):  # a launch we cannot edit: leave it
             del self.edits[before:]
@@ -656,6 +642,20 @@ class Planner:
             apply_edits(self.text, self.edits[before:])
         except OverlapError:
             del self.edits[before:]
+
+    def plan_vllm(self, verdict: Verdict, findings: Sequence[Finding]) -> None:
+        """vLLM's edits (see the README's fix table): its serve config, keywords or argv."""
+        launch = verdict.launch
+        if verdict.target.release is None:  # a release without ReplaySSM: nothing to fix it with
+            self.skipped.extend(f"{f.code}: vLLM {verdict.target.version} has no ReplaySSM" for f in findings)
+        elif self.serve_config:
+            from .yaml_edits import plan_serve_config
+
+            plan_serve_config(self, verdict, findings)
+        elif launch.form == "kwargs":
+            self.plan_kwargs(verdict, findings)
+        else:
+            self.plan_argv(verdict, findings)
 
     def planned(self, code: str) -> bool:
         """Whether the plan of the current launch already has an edit for ``code``."""
@@ -924,9 +924,9 @@ class Planner:
 
     def after_wrapper(self, span: Span) -> bool:
         """Whether the word before ``span`` (same line) is a wrapper's word (``nohup``, ``srun -n 2``)."""
-        from ..knowledge import knowledge
+        from ..wrappers import wrappers as known
 
-        wrappers = knowledge().wrappers
+        wrappers = known()
         start, _ = self.offsets(span)
         before = self.text[self.index.line_start(start):start]
         if self.ipython:

@@ -18,8 +18,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
-from ..argv import IMAGE_PATTERN as VLLM_IMAGE
-from ..argv import SGLANG_IMAGE_PATTERN as SGLANG_IMAGE
+from .. import engines
 from ..model import Command, Span, Word
 
 #: programs that run a script given with ``-c``
@@ -149,35 +148,20 @@ def _names_value(flag: str, value: str) -> bool:
     not a valid value of any option whose values are a case-insensitive set)."""
     if not flag.startswith("--") or "=" in flag or not _CAPS_WORD.fullmatch(value):
         return False
-    from ..knowledge import knowledge
-
-    know = knowledge()
-    if flag.replace("_", "-") not in know.long_option_set:
-        return False
-    return value.lower() not in know.valid_backends
+    return engines.names_a_value(flag, value)
 
 
 def is_vllm_image(image: str | None) -> bool:
-    """A serving image whose tag names the release: vLLM's, or SGLang's ``lmsysorg/sglang``."""
+    """A serving engine's image (its tag names the engine's release; its role is the engine's)."""
     text = (image or "").strip().lower()
-    return bool(text) and bool(VLLM_IMAGE.search(text) or SGLANG_IMAGE.search(text))
+    return bool(text) and engines.image_role(text) is not None
 
 
 def image_for_command(image: str) -> str:
-    """The image string to hand over in ``Command.image`` for a vLLM image.
-
-    The tag is vLLM's release only on ``vllm/vllm-openai`` (and mirrors of it);
-    other owners' ``*/vllm-openai`` images (``lmcache/vllm-openai``) have their
-    own versioning, so their tag is dropped.
-    """
-    image = clean_image(image)
-    if SGLANG_IMAGE.search(image.lower()):
-        return image  # SGLang's own image: its tag is SGLang's release
-    name = re.split(r"[:@]", image.rsplit("/", 1)[-1], maxsplit=1)[0]
-    path = image[: len(image) - len(image.rsplit("/", 1)[-1])] + name
-    if re.search(r"(^|/)(vllm|library)/vllm-openai(-rocm|-cpu)?$", path.lower()):
-        return image
-    return "vllm/vllm-openai"
+    """The image string to hand over in ``Command.image`` for an engine's image: the engine
+    decides what its tag means (:meth:`~flake8_replayssm.engines.base.Engine.command_image`)."""
+    cleaned = clean_image(image)
+    return engines.command_image(image.strip().lower(), cleaned) or cleaned
 
 
 def clean_image(image: str) -> str:
@@ -296,7 +280,8 @@ def report_unparsed_shell(script: str, place: Callable[[int, int, int, int], Spa
     """RSM900 for each part of ``script`` the shell parser could not read (an unterminated
     quote in a ``RUN``, a recipe, a fence) that holds a trigger token and no command found:
     a launch may be there, and it was not judged (never skipped in silence)."""
-    from ..lint import TRIGGER_NEEDLES, without_line
+    from ..triggers import TRIGGER_NEEDLES
+    from ..unchecked import without_line
 
     if not any(needle in script for needle in TRIGGER_NEEDLES):
         return

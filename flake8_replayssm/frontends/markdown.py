@@ -25,6 +25,8 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+
+from .. import engines
 from ..model import Command, Span
 from ..unchecked import frontend_failed
 from ._common import LineIndex, doc_shell_commands, placer, relayed, shift_command
@@ -51,15 +53,15 @@ _PYTHON_LANGS = frozenset({"python", "py", "python3", "py3", "ipython", "ipython
                            "notebook"})
 _YAML_LANGS = frozenset({"yaml", "yml"})
 _DOCKER_LANGS = frozenset({"dockerfile", "docker", "containerfile"})
-_STARTERS = frozenset({
-    "vllm", "sglang", "python", "python3", "docker", "podman", "nerdctl", "env", "export", "nohup",
+_STARTERS = engines.programs() | frozenset({
+    "python", "python3", "docker", "podman", "nerdctl", "env", "export", "nohup",
     "exec", "uv", "uvx", "srun", "torchrun", "sudo", "time", "numactl", "taskset", "conda",
     "micromamba", "pixi", "poetry", "pipenv", "apptainer", "singularity", "kubectl", "bash",
     "sh", "source", "cd", "set", "ray", "accelerate", "deepspeed", "timeout", "mpirun",
 })
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _YAML_MANIFEST = re.compile(r"\A(?:#.*\n|---\s*\n|\s*\n)*(?:apiVersion|kind|services):", re.M)
-_ENGINE_CALL = re.compile(r"\b(?:LLM|EngineArgs|AsyncEngineArgs|AsyncLLMEngine|LLMEngine|Engine|ServerArgs|Popen|"
+_ENGINE_CALL = re.compile(r"\b(?:" + "|".join(sorted(engines.python_names())) + r"|Popen|"
                           r"LLMConfig|subprocess\.\w+|os\.system)\s*\(|engine_kwargs")
 
 

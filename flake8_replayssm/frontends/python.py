@@ -34,14 +34,12 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
-from ..argv import launch_from_command
-from ..kwargs import launch_from_kwargs
-from ..sglang.kwargs import CLASSES as SGLANG_CLASSES
-from ..sglang.kwargs import launch_from_keywords as launch_from_sglang_keywords
+from .. import engines
+from ..frameworks import RAY_SERVE_LLM
 from ..model import UNKNOWN, UNKNOWN_PART, Command, Launch, Setting, Span, Word
+from ..recognise import launch_from_command
 from ..unchecked import not_followed
 
-ENGINE_CLASSES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
 SUBPROCESS_FUNCS = frozenset({"run", "Popen", "call", "check_call", "check_output"})
 ASYNC_EXEC = "create_subprocess_exec"
 ASYNC_SHELL = "create_subprocess_shell"
@@ -435,14 +433,13 @@ class _Collector(ast.NodeVisitor):
                 continue
             local = alias.asname or name
             self.imported[local] = f"{module}.{name}"
-            if module.startswith("vllm") and name in ENGINE_CLASSES:
-                self.engine_names[local] = name
-            elif module.split(".")[0] == "sglang" and name in SGLANG_CLASSES:
-                self.engine_names[local] = f"sglang.{name}"
+            engine_class = engines.keyword_class(module, name)
+            if engine_class is not None:
+                self.engine_names[local] = engine_class
             elif module in ("subprocess", "os", "shlex", "asyncio"):
                 self.func_names[local] = f"{module}.{name}"
-            elif module == "vllm" and name in ("engine", "entrypoints"):
-                self.module_aliases[local] = f"vllm.{name}"
+            elif module in engines.programs() and name in ("engine", "entrypoints"):
+                self.module_aliases[local] = f"{module}.{name}"  # `from vllm import engine`
 
     # scopes and branches --------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -1084,9 +1081,7 @@ class _Builder:
             return None
         full = f"{module}.{rest}" if rest else module
         mod, _, cls = full.rpartition(".")
-        if cls in SGLANG_CLASSES and mod.split(".")[0] == "sglang":
-            return f"sglang.{cls}"
-        return cls if cls in ENGINE_CLASSES and mod.startswith("vllm") else None
+        return engines.keyword_class(mod, cls)
 
     def process_name(self, func: ast.expr) -> str | None:
         """``subprocess.run`` / ``os.system`` / ``shlex.split`` ... through aliases."""
@@ -1247,9 +1242,10 @@ class _Builder:
                 keywords[key] = Setting(key, self.value(keyword.value, scope), self.span(keyword),
                                         f"{key}=", self.span(keyword.value))
         env, env_open = self.environment_settings(scope)
-        build = launch_from_sglang_keywords if engine.startswith("sglang.") else launch_from_kwargs
-        return build(label=f"{engine.rpartition('.')[2]}(...)", anchor=self.span(call.func), model=model,
-                     keywords=keywords, unseen=unseen, env=env, env_open_ended=env_open, base_dir=self.base_dir)
+        name, _, cls = engine.partition(":")
+        return engines.get(name).launch_from_keywords(
+            cls, label=f"{cls}(...)", anchor=self.span(call.func), model=model, keywords=keywords, unseen=unseen,
+            env=env, env_open_ended=env_open, base_dir=self.base_dir)
 
     def is_ray_llm_config(self, call: ast.Call) -> bool:
         """``LLMConfig(...)`` of Ray Serve LLM, or ``dict(engine_kwargs=..., ...)``."""
@@ -1292,8 +1288,10 @@ class _Builder:
         if model is None:
             model = Setting("model", UNKNOWN, self.span(at), "")
         env, env_open = self.environment_settings(scope)
-        return launch_from_kwargs(label=label, anchor=self.span(at), model=model, keywords=keywords,
-                                  unseen=unseen, env=env, env_open_ended=env_open, base_dir=self.base_dir)
+        name, cls = RAY_SERVE_LLM
+        return engines.get(name).launch_from_keywords(
+            cls, label=label, anchor=self.span(at), model=model, keywords=keywords, unseen=unseen, env=env,
+            env_open_ended=env_open, base_dir=self.base_dir)
 
     def environment_settings(self, scope: _Scope) -> tuple[dict[str, Setting], bool]:
         """:meth:`environment` as the settings of an in-process launch (``LLM(...)``)."""

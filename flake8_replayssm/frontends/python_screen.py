@@ -18,9 +18,10 @@ import re
 import warnings
 from functools import lru_cache
 
-from ..knowledge import knowledge
+from .. import engines
+from ..frameworks import RAY_SERVE_LLM
+from ..triggers import PROCESS_WORDS
 
-ENGINE_NAMES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs", "Engine", "ServerArgs"})
 PROCESS_NAMES = frozenset({"run", "Popen", "call", "check_call", "check_output", "system", "popen",
                            "split", "create_subprocess_exec", "create_subprocess_shell"})
 
@@ -33,16 +34,15 @@ def _name(func: ast.expr) -> str | None:
     return None
 
 
-#: a string that can be part of a vLLM command line: the program itself, ``vllm serve``,
-#: the api_server module, or the vLLM image (``vllm.model_executor...`` alone is not)
-_LAUNCH_WORDS = re.compile(r"^\s*(vllm|sglang)\s*$|\b(vllm|sglang)\b[^\n]*\bserve\b|api_server|vllm-openai"
-                           r"|sglang\.launch_server|lmsysorg/sglang")
+def _launch_string(value: str) -> bool:
+    """A string that can be part of an engine's command line: the program itself, ``vllm serve``,
+    an entry-point module, or an engine's image (``vllm.model_executor...`` alone is not)."""
+    return any(program in value for program in engines.programs()) and engines.launch_word().search(value) is not None
 
 
 def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) \
-                and ("vllm" in sub.value or "sglang" in sub.value) and _LAUNCH_WORDS.search(sub.value):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and _launch_string(sub.value):
             return True
         if isinstance(sub, ast.Name) and sub.id in vllm_names:
             return True
@@ -61,8 +61,7 @@ def _names_built_from_launch_words(assignments: list[tuple[list[ast.expr], ast.e
         for sub in ast.walk(value):  # one walk: the launch words and the names it is built from
             if isinstance(sub, ast.Name):
                 users.setdefault(sub.id, set()).update(names)
-            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) \
-                    and ("vllm" in sub.value or "sglang" in sub.value) and _LAUNCH_WORDS.search(sub.value):
+            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and _launch_string(sub.value):
                 found.update(names)
     todo = list(found)
     while todo:
@@ -73,22 +72,18 @@ def _names_built_from_launch_words(assignments: list[tuple[list[ast.expr], ast.e
     return found
 
 
-@lru_cache(maxsize=1)
-def _option_keyword() -> re.Pattern[str]:
-    """One of our options written as a keyword or a dict literal's quoted key.
+@lru_cache(maxsize=None)
+def _option_keyword(engine: str) -> re.Pattern[str]:
+    """One of an engine's options written as a keyword or a dict literal's quoted key.
 
     ``**unknown`` alone cannot make a finding: only keywords we can read can.
     """
-    return _keyword_pattern(set(knowledge().options) - {"model"})
+    return _keyword_pattern(set(engines.get(engine).keyword_options()))
 
 
-@lru_cache(maxsize=1)
-def _sglang_option_keyword() -> re.Pattern[str]:
-    """The same for SGLang's ServerArgs fields (read only for texts that mention sglang)."""
-    from ..sglang.knowledge import knowledge as sglang_knowledge
-
-    know = sglang_knowledge()
-    return _keyword_pattern((set(know.options) | set(know.proposal_names)) - {"model_path"})
+def _mentioned_engines(text: str) -> list[str]:
+    """The engines a text names (their keyword options are read only where they are imported)."""
+    return [name for name in engines.NAMES if any(p in text for p in engines.get(name).WORDS.programs)]
 
 
 def _keyword_pattern(names: set[str]) -> re.Pattern[str]:
@@ -96,25 +91,19 @@ def _keyword_pattern(names: set[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![.\w])(?:{alternatives})\s*=(?!=)|[\"'](?:{alternatives})[\"']\s*:")
 
 
-_LAUNCH_STRINGS = ("'vllm'", '"vllm"', "vllm serve", "api_server", "vllm-openai", "'sglang'", '"sglang"',
-                   "sglang serve", "sglang.launch_server", "lmsysorg/sglang")
-_PROCESS_WORDS = ("subprocess", "system(", "popen(", "Popen", "shlex", "create_subprocess")
-_ENGINE_WORDS = ("LLM(", "LLM as", "EngineArgs", "engine_kwargs", "Engine(", "Engine as", "ServerArgs")
-
-
 def _text_could_launch(text: str) -> bool:
     """Before any parse: a process call near a launch-word string, or an engine call (or a Ray
     Serve LLM config's ``engine_kwargs``) near one of our options written as a keyword."""
-    if any(w in text for w in _LAUNCH_STRINGS) and any(w in text for w in _PROCESS_WORDS):
+    if any(w in text for w in engines.launch_strings()) and any(w in text for w in PROCESS_WORDS):
         return True
-    if not any(w in text for w in _ENGINE_WORDS):
+    if not any(w in text for w in engines.call_words()):
         return False
-    return _option_keyword().search(text) is not None \
-        or ("sglang" in text and _sglang_option_keyword().search(text) is not None)
+    return _ray_config(text) or any(_option_keyword(name).search(text) is not None
+                                    for name in _mentioned_engines(text))
 
 
 def _ray_config(text: str) -> bool:
-    return "engine_kwargs" in text and _option_keyword().search(text) is not None
+    return "engine_kwargs" in text and _option_keyword(RAY_SERVE_LLM[0]).search(text) is not None
 
 
 #: the last text parsed and its tree: the screen and the frontend read one parse
@@ -156,15 +145,11 @@ def candidate_lines(text: str) -> frozenset[int] | None | bool:
         return False
     if _ray_config(text):
         return None  # a Ray Serve LLM config: engine_kwargs hold vLLM's options
-    options = set(knowledge().options) - {"model"}
-    if "sglang" in text:  # sglang.Engine / ServerArgs keywords are ServerArgs fields
-        from ..sglang.knowledge import knowledge as sglang_knowledge
-
-        options |= set(sglang_knowledge().options) | set(sglang_knowledge().proposal_names)
+    options = set().union(*(engines.get(name).keyword_options() for name in _mentioned_engines(text)))
     tree = parsed(text)
     if tree is None:
         return None  # the frontend parses again and reports what is wrong
-    engines = set(ENGINE_NAMES)
+    classes = set(engines.keyword_classes())
     assignments: list[tuple[list[ast.expr], ast.expr]] = []
     process_calls: list[ast.Call] = []
     engine_calls: list[ast.Call] = []
@@ -175,15 +160,16 @@ def candidate_lines(text: str) -> frozenset[int] | None | bool:
                 process_calls.append(node)
             elif name is not None and node.keywords:
                 engine_calls.append(node)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("vllm", "sglang")):
-            engines.update(a.asname for a in node.names if a.name in ENGINE_NAMES and a.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            classes.update(a.asname for a in node.names
+                           if a.asname and engines.keyword_class(node.module, a.name) is not None)
         elif isinstance(node, ast.Assign):
             assignments.append((node.targets, node.value))
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
             assignments.append(([node.target], node.value))
     found = [call for call in engine_calls
-             if _name(call.func) in engines and any(k.arg is None or k.arg in options for k in call.keywords)]
-    if process_calls and ("vllm" in text or "sglang" in text):
+             if _name(call.func) in classes and any(k.arg is None or k.arg in options for k in call.keywords)]
+    if process_calls and _mentioned_engines(text):
         vllm_names = _names_built_from_launch_words(assignments)
         found += [call for call in process_calls
                   if any(_mentions_vllm(arg, vllm_names) for arg in [*call.args, *call.keywords])]

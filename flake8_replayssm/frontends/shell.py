@@ -54,10 +54,12 @@ import re
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..argv import CONTAINER_RUNTIMES, Elsewhere, elsewhere, read_container
-from ..knowledge import knowledge
+from .. import engines
+from ..containers import CONTAINER_RUNTIMES, read_container
 from ..model import UNKNOWN_PART, Command, Span, Word
+from ..recognise import Elsewhere, elsewhere
 from ..unchecked import not_followed
+from ..wrappers import wrappers
 
 Placer = Callable[[int, int, int, int], Span]
 
@@ -65,7 +67,7 @@ Placer = Callable[[int, int, int, int], Span]
 _STRICT = False
 
 #: only commands whose words mention one of these are returned
-_INTERESTING = ("vllm", "replayssm", "sglang")
+_INTERESTING = ("replayssm", *sorted(engines.programs()))
 #: programs that print, search or manage: their arguments are never a launch
 _NON_LAUNCH = frozenset({
     "echo", "printf", "cat", "tee", "grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk",
@@ -2047,7 +2049,7 @@ class _Shell:
         """``ssh [options] HOST COMMAND...``: the remote shell runs the words joined by blanks."""
         if posixpath.basename(words[0].text or "") != "ssh":
             return None
-        values = knowledge().wrappers["ssh"].values
+        values = wrappers()["ssh"].values
         j = 1
         while j < len(words) and (words[j].text or "").startswith("-"):
             j += 2 if words[j].text in values else 1
@@ -2134,7 +2136,7 @@ def _relocated_text(src: _L, text: str) -> _L:
 
 def _passes_through(program: str) -> bool:
     """Whether ``program ... bash -c STRING`` runs STRING (a wrapper or a container runtime)."""
-    return program in _PASS_THROUGH or program in CONTAINER_RUNTIMES or program in knowledge().wrappers
+    return program in _PASS_THROUGH or program in CONTAINER_RUNTIMES or program in wrappers()
 
 
 def _caller_value(value: Any) -> tuple[str | None, Span | None]:

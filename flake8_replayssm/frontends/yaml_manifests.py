@@ -20,9 +20,13 @@ import re
 from dataclasses import replace
 from typing import Any, Callable
 
+from .. import engines
 from ..config_files import MAX_EXPANDED_NODES, expanded_size
+from ..frameworks import RAY_SERVE_LLM
 from ..model import UNKNOWN, Command, Launch, Setting, Span, Word
 from ..unchecked import frontend_failed
+from ..yaml_nodes import TEMPLATE_LINE, is_map as _is_map, is_scalar as _is_scalar, is_seq as _is_seq
+from ..yaml_nodes import loader as _loader, mask_templates
 from ._common import (
     LineIndex,
     Tok,
@@ -48,54 +52,7 @@ ARG_KEYS = frozenset({
 })
 _REPLAYSSM_FLAG = re.compile(r"^--(no[-_])?use[-_]replayssm(=|$)")
 
-#: vLLM option names (dashes) that mark a ``vllm serve --config`` YAML
-SERVE_CONFIG_KEYS = frozenset({
-    "model", "use-replayssm", "replayssm-buffer-len", "mamba-backend", "mamba-cache-mode",
-    "mamba-block-size", "mamba-ssm-cache-dtype", "enable-prefix-caching",
-    "disable-prefix-caching", "no-enable-prefix-caching", "speculative-config",
-    "kv-transfer-config", "kv-offloading-size", "tensor-parallel-size",
-    "pipeline-parallel-size", "data-parallel-size", "max-model-len", "port", "host",
-    "served-model-name", "trust-remote-code", "gpu-memory-utilization", "max-num-seqs",
-    "max-num-batched-tokens", "dtype", "quantization", "hf-overrides", "enforce-eager",
-    "enable-chunked-prefill", "tokenizer", "revision", "download-dir", "api-key",
-    "chat-template", "enable-auto-tool-choice", "tool-call-parser", "reasoning-parser",
-    "kv-cache-dtype", "seed", "spec-method", "spec-model", "spec-tokens", "model-impl",
-    "enable-expert-parallel", "uvicorn-log-level", "max-logprobs", "limit-mm-per-prompt",
-})
-#: keys that also appear in many unrelated YAML files
-_GENERIC_KEYS = frozenset({"model", "port", "host", "dtype", "seed", "revision", "tokenizer",
-                           "quantization", "api-key"})
-_OPTION_LIKE = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
-#: top-level keys that say "this is not a vLLM config"
-_FOREIGN_TOP = frozenset({"apiversion", "kind", "services", "jobs", "on", "steps", "stages",
-                          "runs", "resources", "run", "envs", "applications", "spec",
-                          "metadata", "version", "include", "workflows", "pipeline", "image",
-                          "containers", "replicas", "replicacount", "name", "servingenginespec"})
-
-
-def _loader() -> Any:
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-_TEMPLATE = re.compile(r"(?<![$\\]){{.*?}}")
-_TEMPLATE_LINE = re.compile(r"^[ \t]*{{-?.*?-?}}[ \t]*$", re.M)
-
-
-def mask_templates(text: str) -> str:
-    """Go/Helm template actions as YAML PyYAML can read, keeping every position.
-
-    A line that is only an action (``{{- if .Values.x }}``, ``{{- toYaml .Values.env |
-    nindent 12 }}``) becomes blank; an action inside a value becomes a plain scalar of
-    the same length that argv.py reads as a placeholder (an unknown value).  GitHub
-    Actions' ``${{ expr }}`` is left alone (the Actions reader masks it itself).
-    """
-    if "{{" not in text:
-        return text
-    text = _TEMPLATE_LINE.sub(lambda m: " " * len(m.group(0)), text)
-    return _TEMPLATE.sub(lambda m: "__RSMTPL" + "_" * (len(m.group(0)) - 8) if len(m.group(0)) >= 8
-                         else m.group(0), text)
+_TEMPLATE_LINE = TEMPLATE_LINE
 
 
 #: template actions that write nothing themselves (control flow, comments, assignments)
@@ -144,18 +101,6 @@ def template_lines(text: str) -> dict[int, int]:
 # ---------------------------------------------------------------------------
 # node helpers
 # ---------------------------------------------------------------------------
-
-def _is_map(node: Any) -> bool:
-    return getattr(node, "id", None) == "mapping"
-
-
-def _is_seq(node: Any) -> bool:
-    return getattr(node, "id", None) == "sequence"
-
-
-def _is_scalar(node: Any) -> bool:
-    return getattr(node, "id", None) == "scalar"
-
 
 def _items(node: Any) -> list[tuple[str, Any, Any]]:
     """``(key, key_node, value_node)`` of a mapping, merge keys (``<<``) resolved (cached)."""
@@ -308,56 +253,6 @@ def _align(value: str, raw: str, double_quoted: bool) -> list[int]:
 # public API
 # ---------------------------------------------------------------------------
 
-def is_serve_config(text: str) -> bool:
-    """Whether ``text`` is a ``vllm serve --config`` YAML (top-level vLLM option keys)."""
-    try:
-        if "\x00" in text:
-            return False
-        import yaml
-
-        root = yaml.compose(text, Loader=_loader())
-    except Exception:  # unparsable, or several documents
-        return False
-    return _is_serve_config_node(root)
-
-
-def _is_serve_config_node(root: Any) -> bool:
-    if not _is_map(root) or not root.value:
-        return False
-    keys = [str(k.value) for k, _ in root.value if _is_scalar(k)]
-    if len(keys) != len(root.value) or not keys:
-        return False
-    lowered = {k.lower() for k in keys}
-    if lowered & _FOREIGN_TOP or any(k != k.lower() for k in keys):
-        return False  # a manifest / values file (vLLM's option names are lower case)
-    normal = [k.replace("_", "-") for k in keys]
-    option_like = [k for k, norm in zip(keys, normal)
-                   if _OPTION_LIKE.match(k) and (norm in SERVE_CONFIG_KEYS or "-" in k or "_" in k)]
-    if 2 * len(option_like) < len(keys):
-        return False
-    known = {k for k in normal if k in SERVE_CONFIG_KEYS}
-    if not known:
-        return False
-    if 2 * sum(_is_vllm_option(k) for k in normal) < len(normal):
-        return False  # mostly another tool's keys (a TensorRT-LLM or SGLang options file)
-    if known <= _GENERIC_KEYS:
-        # `model:` / `port:` alone are in many other files: need a vLLM-only key too
-        return any(k.startswith(("use-replayssm", "mamba-", "enable-", "disable-", "no-enable-"))
-                   for k in normal)
-    return True
-
-
-def _is_vllm_option(key: str) -> bool:
-    """``key`` (dashes) names a ``vllm serve`` option (0.33.0's long options, ``no-``/``disable-``
-    forms included)."""
-    from ..knowledge import knowledge
-
-    options = knowledge().long_option_set
-    base = key[3:] if key.startswith("no-") else key
-    base = "enable-" + base[8:] if base.startswith("disable-") else base
-    return key in SERVE_CONFIG_KEYS or f"--{base}" in options or f"--{key}" in options
-
-
 def _documents(text: str) -> tuple[str, list[Any]] | None:
     """``text`` with its template expressions masked, and its YAML documents' root nodes;
     None when it does not parse (the caller finds nothing there; lint.py reports why)."""
@@ -394,7 +289,7 @@ def commands_in_yaml(text: str, *, path: str | None = None,
 
 
 def _commands_in_document(root: Any, doc: _Doc) -> list[Command]:
-    if root is None or _is_serve_config_node(root):
+    if root is None or engines.is_config_document(root):
         return []
     out: list[Command] = []
     services = _get(root, "services")
@@ -1074,7 +969,11 @@ def ray_launches_in_yaml(text: str, *, base_dir: str | None = None) -> list[Laun
 
 
 def _ray_configs(root: Any, doc: _Doc, span: Callable[[Any], Span]) -> list[Launch]:
-    from ..kwargs import launch_from_kwargs
+    name, cls = RAY_SERVE_LLM
+    engine = engines.get(name)
+
+    def launch_from_kwargs(**keywords: Any) -> Launch:
+        return engine.launch_from_keywords(cls, **keywords)
 
     out: list[Launch] = []
     stack = [root]

@@ -22,6 +22,7 @@ from typing import Callable
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
+from .. import engines
 from ..lint import FileResult
 from ..model import Finding, Span
 from ..rules import severity
@@ -81,8 +82,7 @@ def message(finding: Finding) -> str:
     if not finding.release:
         return finding.message
     reason = f": {finding.release_reason}" if finding.release_reason else ""
-    engine = "SGLang" if finding.engine == "sglang" else "vLLM"
-    return f"{finding.message}\njudged for {engine} {finding.release}{reason}"
+    return f"{finding.message}\njudged for {engines.title(finding.engine)} {finding.release}{reason}"
 
 
 def by_uri(snapshot: Snapshot, placed: list[Placed]) -> dict[str, list[types.Diagnostic]]:

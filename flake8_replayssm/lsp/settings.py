@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..config import SETTINGS, LintConfig, check_value
+from ..config import LintConfig
+from ..settings import SETTINGS, check_value
 
 #: the ``workspace/configuration`` section (and the key a nested settings object may sit under)
 SECTION = "replayssm"
@@ -105,7 +106,7 @@ def _milliseconds(value: Any, root: str | None) -> int:
     return int(value)
 
 
-#: every setting of config.SETTINGS that Settings holds, plus the server's own
+#: every setting of settings.SETTINGS that Settings holds, plus the server's own
 _READERS = {_key(key): (spec.field, _setting(key)) for key, spec in SETTINGS.items()
             if spec.field in Settings.__dataclass_fields__}
 _READERS["debounce"] = ("debounce_ms", _milliseconds)

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flake8_replayssm.argv import launch_from_command
+from flake8_replayssm.recognise import launch_from_command
 from flake8_replayssm.config import LintConfig
-from flake8_replayssm.engine import judge
-from flake8_replayssm.facts import scenarios
-from flake8_replayssm.knowledge import knowledge
+from flake8_replayssm.judging import judge
+from flake8_replayssm.engines.vllm.resolve import scenarios
+from flake8_replayssm.engines.vllm.knowledge import knowledge
 from flake8_replayssm.model import Command, Span, Word
-from flake8_replayssm.validator import model_verdict
+from flake8_replayssm.engines.vllm.checks import model_verdict
 
 HERE = Path(__file__).resolve().parent
 

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flake8_replayssm.argv import launch_from_command
+from flake8_replayssm.recognise import launch_from_command
 from flake8_replayssm.config import LintConfig
-from flake8_replayssm.engine import judge
+from flake8_replayssm.judging import judge
 from flake8_replayssm.model import Command, Span, Word
-from flake8_replayssm.sglang import form
-from flake8_replayssm.sglang.checks import model_verdict
-from flake8_replayssm.sglang.knowledge import knowledge
-from flake8_replayssm.sglang.resolve import scenarios
-from flake8_replayssm.sglang.target import resolve_target
+from flake8_replayssm.engines.sglang import form
+from flake8_replayssm.engines.sglang.checks import model_verdict
+from flake8_replayssm.engines.sglang.knowledge import knowledge
+from flake8_replayssm.engines.sglang.resolve import scenarios
+from flake8_replayssm.engines.sglang.target import resolve_target
 
 HERE = Path(__file__).resolve().parent
 

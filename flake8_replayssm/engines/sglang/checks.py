@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..architectures import resolve_model
-from ..model import UNKNOWN, Finding, Launch, Setting, Span
+from ...architectures import resolve_model
+from ...model import UNKNOWN, Finding, Launch, Setting, Span
 from .knowledge import Check, Knowledge, Release
 from .resolve import Scenario, dimensions_for, scenarios
 

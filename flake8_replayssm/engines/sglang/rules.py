@@ -7,7 +7,7 @@ examples run through the linter in the test suite like the vLLM codes' examples.
 
 from __future__ import annotations
 
-from ..rules import Example, Rule
+from ...rulebase import Example, Rule
 
 QWEN_NEXT = "Qwen/Qwen3-Next-80B-A3B-Instruct"
 SERVE = f"sglang serve --model-path {QWEN_NEXT} --enable-linear-replayssm"
@@ -126,3 +126,16 @@ SGLANG_RULES: tuple[Rule, ...] = (
         severity="warning",
     ),
 )
+
+#: SGLang's side of the form codes vLLM's rules document (appended to their summaries)
+RULE_ADDENDA: dict[str, str] = {
+    "RSM104": " For SGLang: `--enable-linear-replayssm` before 0.5.15, `--enable-linear-replayssm-spec` before "
+              "0.5.17, the aliases removed in 0.5.20 (`--mamba-scheduler-strategy`, `--enable-gdn-replayssm-"
+              "spec`), the RFC's names (`--enable-gdn-replayssm`, `--gdn-replayssm-cache-len`, with a \"did "
+              "you mean\"), `sglang serve MODEL` before 0.5.16.",
+    "RSM105": " For SGLang: a deprecated alias that still works (`--mamba-scheduler-strategy` up to 0.5.19, "
+              "`--enable-gdn-replayssm-spec` in 0.5.17-0.5.19) and `--enable-gdn-replayssm`, which argparse "
+              "reads as the spec-verify flag in 0.5.16-0.5.19.",
+    "RSM106": " For SGLang: `_` in a flag name (`--enable_linear_replayssm`), `--no-` forms and values of "
+              "switches, ambiguous abbreviations, invalid choices and integers, positional words.",
+}

@@ -30,8 +30,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..architectures import architecture_kind
-from ..model import UNKNOWN, Launch, Setting
+from ...architectures import architecture_kind
+from ...model import UNKNOWN, Launch, Setting
 from .knowledge import Knowledge, Release
 
 _EXTRA = ("extra_buffer", "extra_buffer_lazy")

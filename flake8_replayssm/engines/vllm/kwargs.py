@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from .model import UNKNOWN, Launch, Setting, Span
+from ...model import UNKNOWN, Launch, Setting, Span
 
 
 def launch_from_kwargs(*, label: str, anchor: Span, model: Setting | None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from ..model import UNKNOWN, Launch, Setting, Span
+from ...model import UNKNOWN, Launch, Setting, Span
 from .knowledge import knowledge
 
 #: the classes whose keywords are ServerArgs fields

@@ -18,8 +18,9 @@ A spelling the release rejects never reaches SGLang's checks (:func:`accepted`).
 
 from __future__ import annotations
 
-from ..model import Finding, Launch, Setting
-from .knowledge import Knowledge, Release, in_range
+from ...model import Finding, Launch, Setting
+from ...versions import in_range
+from .knowledge import Knowledge, Release
 
 #: fields whose existence starts with ReplaySSM (absent from releases before the first)
 REPLAYSSM_FIELDS = frozenset({"enable_linear_replayssm", "linear_replayssm_cache_len",

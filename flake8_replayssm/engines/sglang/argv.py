@@ -22,43 +22,38 @@ spelling it read (``Launch.history``) and :mod:`.form` judges them per release.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
-from .. import config_files
-from ..argv import _Entry, placeholder, splice_config_files
-from ..model import UNKNOWN, UNKNOWN_PART, Finding, Launch, Setting, Span, Word
+from ... import config_files
+from ...argv import BOOL_WORDS, is_number, placeholder, splice_config_files
+from ...model import UNKNOWN, UNKNOWN_PART, Entry, Finding, Launch, Setting, Span, Word
+from ...yaml_nodes import is_map, is_scalar
+from ..base import ConfigReader
 from .knowledge import Knowledge, Option, knowledge
 from .target import sglang_image_release
 
 #: ``python -m MODULE`` entry points that start SGLang's server with ServerArgs' parser
 MODULES = ("sglang.launch_server",)
-_BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
-
-ConfigReader = Callable[[str, "str | None"], "config_files.ConfigArgs | None"]
 
 
-def serve_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> _Entry | None:
+def serve_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:
     """``sglang serve ...`` with ``words[i]`` the ``sglang`` program."""
     if i + 1 < len(words) and words[i + 1].text == "serve":
-        return _Entry("sglang-serve", list(words[i + 2:]), words[i].span, env, label="sglang serve")
+        return Entry("sglang", "sglang-serve", list(words[i + 2:]), words[i].span, env, label="sglang serve")
     return None
 
 
-def module_entry(module: str, args: Sequence[Word], anchor: Span, env: dict[str, Word]) -> _Entry | None:
+def module_entry(module: str, args: Sequence[Word], anchor: Span, env: dict[str, Word]) -> Entry | None:
     """``python -m sglang.launch_server ...`` (``module`` already read)."""
     if module in MODULES:
-        return _Entry("sglang-module", list(args), anchor, env, label=f"python -m {module}")
+        return Entry("sglang", "sglang-module", list(args), anchor, env, label=f"python -m {module}")
     return None
-
-
-def is_entry(entry: _Entry) -> bool:
-    return entry.kind.startswith("sglang")
 
 
 class _Parser:
     """One walk over SGLang's argv; mirrors argparse for the options the linter reads."""
 
-    def __init__(self, entry: _Entry, know: Knowledge, base_dir: str | None, read_config: ConfigReader,
+    def __init__(self, entry: Entry, know: Knowledge, base_dir: str | None, read_config: ConfigReader,
                  label: str | None = None) -> None:
         self.entry, self.know, self.base_dir, self.read_config = entry, know, base_dir, read_config
         kind = "serve" if entry.kind == "sglang-serve" else "launch_server"
@@ -153,7 +148,7 @@ class _Parser:
             return i + 1
         if text.startswith("--") and len(text) > 2:
             return self.long_option(args, i)
-        if text.startswith("-") and len(text) > 1 and not _is_number(text):
+        if text.startswith("-") and len(text) > 1 and not is_number(text):
             return self.unknown_option(args, i, text, "=" in text)
         self.finding(word.span, "RSM106", (
             f"{text!r} is rejected by SGLang's argument parser (unrecognized arguments: {text}): "
@@ -220,7 +215,7 @@ class _Parser:
                 self.set(Setting(option.name, True, word.span, spelling))
                 return i + 1
             nxt = args[i + 1] if i + 1 < len(args) else None
-            if nxt is not None and nxt.text is not None and nxt.text.lower() in _BOOL_WORDS:
+            if nxt is not None and nxt.text is not None and nxt.text.lower() in BOOL_WORDS:
                 self.finding(nxt.span, "RSM106", (
                     f"{spelling} takes no value, so {nxt.text!r} is a stray argument that SGLang rejects "
                     f"(unrecognized arguments: {nxt.text}); fix: write {spelling} alone"
@@ -263,14 +258,14 @@ class _Parser:
         if option.kind == "bool" or inline is not None or i + 1 >= len(args):
             return i + 1
         nxt = args[i + 1].text
-        return i + 1 if nxt is not None and nxt.startswith("-") and not _is_number(nxt) else i + 2
+        return i + 1 if nxt is not None and nxt.startswith("-") and not is_number(nxt) else i + 2
 
     def unknown_option(self, args: list[Word], i: int, spelling: str, has_inline: bool) -> int:
         """A flag the linter does not interpret: skip it and, if it takes one, its value."""
         if has_inline or spelling in self.know.valueless or i + 1 >= len(args):
             return i + 1
         nxt = args[i + 1]
-        if nxt.text is not None and nxt.text.startswith("-") and not _is_number(nxt.text):
+        if nxt.text is not None and nxt.text.startswith("-") and not is_number(nxt.text):
             return i + 1
         return i + 2
 
@@ -292,15 +287,7 @@ class _Parser:
         self.launch.release_hint = sglang_image_release(self.entry.image, self.know)
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def launch_from_entry(entry: _Entry, base_dir: str | None, read_config: ConfigReader | None = None) -> Launch:
+def launch_from_entry(entry: Entry, base_dir: str | None, read_config: ConfigReader | None = None) -> Launch:
     """The SGLang launch of ``entry`` (found by the shared :func:`~flake8_replayssm.argv.find_entry`)."""
     parser = _Parser(entry, knowledge(), base_dir, read_config or config_files.read_config_file)
     return parser.run(entry.args)
@@ -313,7 +300,7 @@ def launch_from_serve_config(text: str, *, base_dir: str | None = None) -> Launc
         return None
     know = knowledge()
     anchor = config.words[0].span if config.words else config.false_keys[0].span
-    entry = _Entry("sglang-serve", [], anchor, {}, label="sglang serve --config")
+    entry = Entry("sglang", "sglang-serve", [], anchor, {}, label="sglang serve --config")
     parser = _Parser(entry, know, base_dir, config_files.read_config_file)
     launch = parser.run(parser.config_words(config))
     if launch.model is None:
@@ -337,5 +324,14 @@ def is_serve_config(text: str) -> bool:
         return False
     keys = [w.text[2:].replace("_", "-") for w in config.words if w.text and w.text.startswith("--")]
     keys += [s.spelling.replace("_", "-") for s in config.false_keys]
+    return any(key in _SGLANG_CONFIG_KEYS for key in keys) and not any(
+        key in ("apiVersion", "kind", "services", "spec") for key in keys)
+
+
+def is_serve_config_node(root: Any) -> bool:
+    """The same test on a YAML document's root node (a document of a larger YAML file)."""
+    if not is_map(root) or not all(is_scalar(key) for key, _ in root.value):
+        return False
+    keys = [str(key.value).replace("_", "-") for key, _ in root.value]
     return any(key in _SGLANG_CONFIG_KEYS for key in keys) and not any(
         key in ("apiVersion", "kind", "services", "spec") for key in keys)

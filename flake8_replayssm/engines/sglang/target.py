@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ..config import ConfigError, LintConfig
-from ..knowledge import is_version, normalize_version, version_key
-from ..target import installed_version, project_pin
+from ...config import ConfigError, LintConfig
+from ...target import candidates
+from ...versions import is_version, normalize_version, version_key
 from .knowledge import Knowledge, Release
 
 _IMAGE = re.compile(r"(^|/)lmsysorg/sglang$")
@@ -83,16 +83,7 @@ def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Tar
         if release is None:
             raise ConfigError(note)
         return Target(release, config.sglang_version_source + (f" ({note})" if note else ""))
-    candidates = []
-    if hint:
-        candidates.append((hint, f"image tag v{hint} next to the launch"))
-    pin = project_pin(config.project_root, know.package, tuple(know.releases))
-    if pin:
-        candidates.append(pin)
-    installed = installed_version(know.package)
-    if installed:
-        candidates.append((installed, f"installed {know.package} {installed}"))
-    for version, reason in candidates:
+    for version, reason in candidates(hint, know.package, tuple(know.releases), config.project_root):
         release, note = closest_release(version, know)
         if release is not None:
             return Target(release, reason + (f"; {note}" if note else ""))

@@ -9,9 +9,9 @@ RSM105 (a deprecated option that has no effect).
 
 from __future__ import annotations
 
-from .facts import false_key_applies, is_disable_alias
+from .resolve import false_key_applies, is_disable_alias
 from .knowledge import Knowledge, Release
-from .model import UNKNOWN, Finding, Launch, Setting
+from ...model import UNKNOWN, Finding, Launch, Setting
 
 #: the options that exist only from the first release with ReplaySSM
 REPLAYSSM_OPTIONS = ("use_replayssm", "replayssm_buffer_len")

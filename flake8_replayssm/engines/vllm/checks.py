@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .architectures import resolve_model
-from .facts import Dimensions, Scenario, default_note, dimensions, dimensions_for, readings
+from ...architectures import resolve_model
+from .resolve import Dimensions, Scenario, default_note, dimensions, dimensions_for, readings
 from .knowledge import Check, Knowledge, Release
-from .model import UNKNOWN, Finding, Launch, Span
+from ...model import UNKNOWN, Finding, Launch, Span
 
 #: an architecture that no release supports: what ``--model-impl transformers`` selects
 TRANSFORMERS_BACKEND = "TransformersForCausalLM"

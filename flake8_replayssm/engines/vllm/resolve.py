@@ -17,9 +17,9 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
-from .architectures import architecture_kind
+from ...architectures import architecture_kind
 from .knowledge import Knowledge, Release
-from .model import UNKNOWN, Launch, Setting
+from ...model import UNKNOWN, Launch, Setting
 
 #: fact name -> note added to a message when that fact came from a default
 DEFAULT_NOTES = {

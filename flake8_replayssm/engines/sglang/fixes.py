@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ..model import Finding
-from ..sglang.knowledge import knowledge
+from ...model import Finding
+from .knowledge import knowledge
 
 OFF = "--disable-overlap-schedule"
 _TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
@@ -159,7 +159,7 @@ def _plan_kwargs(planner: Any, verdict: Any, findings: Sequence[Finding]) -> Non
 
 def _plan_config(planner: Any, verdict: Any, findings: Sequence[Finding]) -> None:
     """Fixes inside an SGLang ``--config`` file (judged as ``sglang serve --config FILE``)."""
-    from .yaml_edits import _ConfigFile
+    from ...fix.yaml_edits import _ConfigFile
 
     entries = planner.yaml.config_entries()
     if not entries:

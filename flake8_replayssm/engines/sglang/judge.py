@@ -1,7 +1,7 @@
 """The verdict for one SGLang launch: release, spellings, checks, code selection.
 
-:func:`flake8_replayssm.engine.judge` hands SGLang launches here; the result is
-the same :class:`~flake8_replayssm.engine.Verdict` the vLLM side returns, so
+:func:`flake8_replayssm.judging.judge` hands SGLang launches here; the result is
+the same :class:`~flake8_replayssm.verdicts.Verdict` the vLLM side returns, so
 reports, ``noqa``, fixes and the flake8 plugin treat both engines alike, and
 unseen extra arguments are read the same way (DESIGN.md, "judge what is written").
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Mapping
 
-from ..config import LintConfig
-from ..engine import Verdict, _with_note, one_per_code
-from ..model import Finding, Launch, Setting
+from ...config import LintConfig
+from ...model import Finding, Launch, Setting
+from ...verdicts import Verdict, one_per_code, unseen_note, with_note
 from . import form
 from .checks import ModelVerdict, model_verdict, run_checks, unresolved_model_finding
 from .knowledge import Knowledge, Release, knowledge
@@ -41,7 +41,7 @@ def judge(launch: Launch, config: LintConfig) -> Verdict:
         found.append(unresolved)
     selected = [replace(f, release=release.version, release_reason=target.reason, engine="sglang")
                 for f in one_per_code(f for f in found if config.is_enabled(f.code))]
-    return Verdict(launch, target, verdict.detail, tuple(selected),  # type: ignore[arg-type]
+    return Verdict(launch, target, verdict.detail, tuple(selected),
                    verdict.architectures, reading)
 
 
@@ -51,7 +51,13 @@ def _say_what_was_assumed(findings: list[Finding], launch: Launch, options: Mapp
     """Findings that hold only because the unseen extra arguments are assumed empty say so."""
     strict = {f.code for f in run_checks(replace(launch, open_ended=True), options, release, config.gpu,
                                          verdict, know)}
-    unseen = " and ".join(launch.unseen)
-    verb = "add" if len(launch.unseen) > 1 else "adds"
-    note = f"assuming {unseen} {verb} no ReplaySSM option"
-    return [f if f.code in strict else replace(f, message=_with_note(f.message, note)) for f in findings]
+    note = unseen_note(launch)
+    return [f if f.code in strict else replace(f, message=with_note(f.message, note)) for f in findings]
+
+
+def model_note(verdict: Verdict, config: LintConfig) -> str:
+    """The model and the architecture it resolved to, for ``--verbose`` (the verdict names it)."""
+    model_value = verdict.launch.model.value if verdict.launch.model is not None else None
+    if len(verdict.architectures) != 1 or not isinstance(model_value, str):
+        return f"model: unresolved ({verdict.model_detail})"
+    return f"model: {model_value} -> architecture {verdict.architectures[0]} ({verdict.model_detail})"

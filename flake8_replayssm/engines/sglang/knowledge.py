@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
-from ..conditions import Condition, compile_condition
-from ..knowledge import _read, _resolve_extends, version_key
+from ...conditions import Condition, compile_condition
+from ...data_files import read_data
+from ...versions import in_range, resolve_extends, version_key
 
 
 @dataclass(frozen=True)
@@ -111,11 +112,6 @@ class Knowledge:
         return max(self.releases.values(), key=lambda r: r.key)
 
 
-def in_range(version: str, since: str | None, until: str | None) -> bool:
-    key = version_key(version)
-    return (since is None or version_key(since) <= key) and (until is None or key <= version_key(until))
-
-
 def _option(name: str, t: Mapping[str, Any]) -> Option:
     return Option(
         name=name,
@@ -151,10 +147,10 @@ def _release(version: str, t: Mapping[str, Any], checks: tuple[Check, ...]) -> R
 @lru_cache(maxsize=1)
 def knowledge() -> Knowledge:
     """Load and cache the packaged SGLang data (once per process)."""
-    raw = _read("sglang.toml")
-    argv = _read("sglang_argv.toml")["argv"]
+    raw = read_data("engines/sglang/data/sglang.toml")
+    argv = read_data("engines/sglang/data/sglang_argv.toml")["argv"]
     checks = tuple(_check(c) for c in raw["checks"])
-    merged = _resolve_extends(raw["releases"])
+    merged = resolve_extends(raw["releases"], "sglang.toml")
     models = raw["models"]
     options = {name: _option(name, t) for name, t in raw["options"].items()}
     spellings = {text: Spelling(text, t["option"], t.get("since"), t.get("until"), t.get("deprecated_since"),

@@ -1,19 +1,19 @@
 """The vLLM facts the linter encodes, loaded once from the packaged TOML files.
 
 Everything release-specific lives in ``data/releases.toml`` and everything about
-option spellings in ``data/options.toml``; this module only reads them into
+option spellings in ``data/options.toml`` (both in this engine's folder); this module only reads them into
 typed objects, so that a new vLLM release is a data change.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
-from .conditions import Condition, compile_condition
-from .data_files import read_data
+from ...conditions import Condition, compile_condition
+from ...data_files import read_data
+from ...versions import normalize_version, resolve_extends, version_key
 
 PLATFORMS = ("cuda", "rocm", "xpu")
 
@@ -72,20 +72,6 @@ class OptionSpec:
 
 
 @dataclass(frozen=True)
-class Wrapper:
-    """A program that runs the rest of its arguments as a command (data/launchers.toml)."""
-
-    name: str
-    sub: frozenset[str] = frozenset()
-    values: frozenset[str] = frozenset()
-    env: str = "inherit"  # "inherit" the caller's environment, "reset" (sudo), or "unknown"
-    #: options that change the command's environment -> how (launchers.toml header)
-    env_options: Mapping[str, str] = field(default_factory=dict)
-    #: plain words before the command are NAME=VALUE assignments (env, sudo): an unseen one may set any
-    env_words: bool = False
-
-
-@dataclass(frozen=True)
 class Knowledge:
     releases: Mapping[str, Release]
     options: Mapping[str, OptionSpec]
@@ -99,7 +85,6 @@ class Knowledge:
     entry_commands: Mapping[str, str]
     entry_modules: Mapping[str, str]
     cli_module: str
-    wrappers: Mapping[str, Wrapper]
     unresolved_stand_ins: tuple[str, ...]
     default_model: str
     default_model_architecture: str
@@ -116,54 +101,6 @@ class Knowledge:
 
     def release(self, version: str) -> Release | None:
         return self.releases.get(normalize_version(version))
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    parts: list[int] = []
-    for piece in version.split("."):
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
-
-
-_VERSION = re.compile(r"^[vV]?\d+(\.\d+){0,2}([.+-]?[0-9A-Za-z.+-]*)?$")
-
-
-def is_version(text: str) -> bool:
-    return bool(_VERSION.match(text.strip()))
-
-
-def normalize_version(version: str) -> str:
-    """``v0.33.0`` and ``0.33`` both mean ``0.33.0``; local tags are dropped."""
-    text = version.strip().lstrip("vV").split("+")[0]
-    parts = text.split(".")
-    while len(parts) < 3:
-        parts.append("0")
-    return ".".join(parts[:3])
-
-
-def _read(name: str) -> dict[str, Any]:
-    return read_data(name)
-
-
-def _resolve_extends(raw: Mapping[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    resolved: dict[str, dict[str, Any]] = {}
-
-    def get(version: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
-        if version in resolved:
-            return resolved[version]
-        if version in seen:
-            raise ValueError(f"releases.toml: cycle in extends at {version}")
-        table = dict(raw[version])
-        parent = table.pop("extends", None)
-        merged = dict(get(parent, seen + (version,))) if parent else {}
-        merged.update(table)
-        resolved[version] = merged
-        return merged
-
-    for version in raw:
-        get(version)
-    return resolved
 
 
 def _check(table: Mapping[str, Any]) -> Check:
@@ -206,9 +143,9 @@ def _release(version: str, t: Mapping[str, Any]) -> Release:
 @lru_cache(maxsize=1)
 def knowledge() -> Knowledge:
     """Load and cache the packaged data (once per process; safe under fork and spawn)."""
-    releases_raw = _read("releases.toml")
-    options_raw = _read("options.toml")
-    merged = _resolve_extends(releases_raw["releases"])
+    releases_raw = read_data("engines/vllm/data/releases.toml")
+    options_raw = read_data("engines/vllm/data/options.toml")
+    merged = resolve_extends(releases_raw["releases"], "releases.toml")
     options = {
         name: OptionSpec(name, spec["kind"], tuple(spec.get("short", ())))
         for name, spec in options_raw["options"].items()
@@ -225,10 +162,6 @@ def knowledge() -> Knowledge:
         entry_commands=dict(options_raw["entry_points"]["commands"]),
         entry_modules=dict(options_raw["entry_points"]["modules"]),
         cli_module=options_raw["entry_points"]["cli_module"],
-        wrappers={name: Wrapper(name, frozenset(spec.get("sub", ())), frozenset(spec.get("values", ())),
-                                spec.get("env", "inherit"), dict(spec.get("env_options", {})),
-                                bool(spec.get("env_words", False)))
-                  for name, spec in _read("launchers.toml")["wrappers"].items()},
         unresolved_stand_ins=tuple(releases_raw["model_kinds"]["unresolved_stand_ins"]),
         default_model=releases_raw["model_kinds"]["default_model"],
         default_model_architecture=releases_raw["model_kinds"]["default_model_architecture"],

@@ -1,0 +1,68 @@
+"""The verdict for one vLLM launch: target release, checks, form findings, code selection.
+
+launch -> target release -> validator checks + form findings -> selected findings,
+one per code; unseen extra arguments are read as DESIGN.md's "judge what is written"
+says (each finding that rests on them says so, or none with ``extra-args = "open"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...config import LintConfig
+from ...model import Finding, Launch
+from ...verdicts import Verdict, one_per_code, unseen_note, with_note
+from .checks import model_verdict, run_checks, unresolved_model_finding
+from .form import before_first_release_findings, form_findings, value_findings
+from .knowledge import Knowledge, Release, knowledge
+from .target import resolve_target
+
+
+def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> Verdict:
+    know = know or knowledge()
+    target = resolve_target(config, launch.release_hint, know)
+    release = target.release
+    reading = config.extra_args if launch.unseen else ""
+    if reading == "open":
+        launch = replace(launch, open_ended=True)
+    verdict = model_verdict(launch, know, extra_models=config.extra_models,
+                            model_dirs=config.model_dirs)
+    found: list[Finding] = []
+    if release is None:
+        found += before_first_release_findings(launch, target.version, know)
+    else:
+        # unseen extra arguments can undo any check of the validator (`--no-use-replayssm`,
+        # `--hf-overrides`, a later `--mamba-backend`): the strict reading reports none, and
+        # the default reading says, on each one, what it assumed
+        if reading != "open":
+            checks = run_checks(launch, release, launch.platform_hint or config.platform, verdict, know)
+            found += _say_what_was_assumed(checks, launch, release) if reading == "closed" else checks
+        found += form_findings(launch, release)
+        found += value_findings(launch, know)
+        unresolved = unresolved_model_finding(launch, verdict)
+        if unresolved is not None:
+            found.append(unresolved)
+    selected = [replace(f, release=target.name, release_reason=target.reason, engine="vllm")
+                for f in one_per_code(f for f in found if config.is_enabled(f.code))]
+    return Verdict(launch, target, verdict.detail, tuple(selected), verdict.architectures, reading)
+
+
+def _say_what_was_assumed(findings: list[Finding], launch: Launch, release: Release) -> list[Finding]:
+    """Findings of a launch with unseen extra arguments hold only if those add nothing that
+    changes them; each says so."""
+    replayssm_checks = {c.code for c in release.checks if c.applies == "replayssm"}
+
+    def note(code: str) -> str:  # what the unseen part is assumed not to hold
+        return unseen_note(launch, "ReplaySSM option" if code in replayssm_checks else "option that changes this")
+
+    return [replace(f, message=with_note(f.message, note(f.code))) for f in findings]
+
+
+def model_note(verdict: Verdict, config: LintConfig) -> str:
+    """The model and the architecture it resolved to, for ``--verbose``."""
+    model = model_verdict(verdict.launch, knowledge(), extra_models=config.extra_models,
+                          model_dirs=config.model_dirs)
+    if not model.resolved:
+        return f"model: unresolved ({verdict.model_detail})"
+    return f"model: {model.model or 'as configured'} -> architecture {model.architectures[0]} " \
+           f"({verdict.model_detail})"

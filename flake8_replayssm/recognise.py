@@ -1,0 +1,231 @@
+"""Which commands start an engine: wrappers, interpreters, containers and entry points.
+
+Frontends hand over :class:`~flake8_replayssm.model.Command` objects (a command's
+words, with its environment and context); this module strips what runs the engine
+(``env``, ``nohup``, ``srun ...``, ``uv run``, ``docker run IMAGE``, ``python -m``)
+and asks the engines (:mod:`flake8_replayssm.engines`) whose entry point the rest
+starts.  The engine reads its own arguments into a
+:class:`~flake8_replayssm.model.Launch`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Sequence
+
+from . import config_files, engines
+from .argv import exits_before_launch
+from .containers import CONTAINER_RUNTIMES, read_container
+from .engines.base import ConfigReader
+from .model import UNKNOWN_PART, Command, Entry, Launch, Word
+from .wrappers import ENV_ASSIGNMENT, WrapperEnv, after_wrapper, wrappers
+
+PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+
+
+def basename(text: str | None) -> str:
+    return posixpath.basename(text) if text else ""
+
+
+def find_entry(words: Sequence[Word], env: dict[str, Word]) -> Entry | None:
+    """Strip wrappers and find the entry point the command starts, or None.
+
+    Wrappers (``nohup``, ``srun ...``, ``nsys profile ...``, ``conda run -n ENV``,
+    data/launchers.toml) are skipped with their own arguments, applying what
+    they do to the environment (``srun --export=ALL,V=0``, ``env -i``, ``sudo``);
+    ``VAR=value`` words set the environment; ``docker``/``podman run`` starts an image.
+    """
+    env = dict(env)
+    env_open = False
+    i = 0
+    while i < len(words):
+        text = words[i].text
+        unseen = engines.unseen_program(words[i], words[i + 1] if i + 1 < len(words) else None) \
+            if text is None else None
+        if unseen is not None:
+            entry = unseen.program_entry(words, i, env)
+            if entry is not None and env_open:
+                entry.env_open_ended = True
+            return entry
+        if text is None and words[i].splat and i + 1 < len(words):
+            i += 1  # `$PROFILER vllm serve ...`: an unseen wrapper, judged as written
+            continue
+        if text is None or UNKNOWN_PART in text and not ENV_ASSIGNMENT.match(text):
+            return None
+        if ENV_ASSIGNMENT.match(text):
+            key, _, value = text.partition("=")
+            env[key] = Word(None if UNKNOWN_PART in value else value, words[i].span)
+            i += 1
+            continue
+        name = basename(text)
+        engine = engines.for_program(name)
+        entry: Entry | None = None
+        if engine is not None:
+            entry = engine.program_entry(words, i, env)
+        elif PYTHON.match(name):
+            entry = _python_entry(words, i, env)
+        elif name in CONTAINER_RUNTIMES:
+            entry = _container_entry(words, i, env)
+        else:
+            wrapper = wrappers().get(name)
+            if wrapper is None:
+                return None
+            change = WrapperEnv(wrapper, env)
+            i = after_wrapper(words, i, wrapper, change, starts_command)
+            env, env_open = change.env, env_open or change.open
+            continue
+        if entry is not None and env_open:
+            entry.env_open_ended = True
+        return entry
+    return None
+
+
+def starts_command(words: Sequence[Word], i: int) -> bool:
+    """Whether a command :func:`find_entry` knows starts at ``words[i]`` (where a wrapper's own
+    words end): an engine's program, an interpreter, a container runtime or another wrapper."""
+    if words[i].text is None:
+        return engines.unseen_program(words[i], words[i + 1] if i + 1 < len(words) else None) is not None
+    return starts_program(words[i].text)
+
+
+def starts_program(text: str | None) -> bool:
+    name = basename(text)
+    return engines.is_program(name) or bool(PYTHON.match(name)) or name in CONTAINER_RUNTIMES \
+        or name in wrappers()
+
+
+def _python_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:
+    j = i + 1
+    while j < len(words):
+        text = words[j].text
+        if text is None:
+            return None
+        module: str | None = None
+        if text == "-m" and j + 1 < len(words):
+            module, rest = words[j + 1].text, j + 2
+        elif text.startswith("-m") and len(text) > 2:
+            module, rest = text[2:], j + 1
+        elif text in ("-X", "-W", "-Q"):
+            j += 2
+            continue
+        elif text.startswith("-") and text not in ("-c", "-"):
+            j += 1
+            continue
+        else:
+            return None  # a script, `-c CODE` or stdin: not an entry point we read
+        if module is None:
+            return None
+        return next((entry for engine in engines.all_engines()
+                     if (entry := engine.module_entry(module, words, i, rest, env)) is not None), None)
+    return None
+
+
+def _container_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:
+    """``docker run [OPTIONS] IMAGE [ARGS]`` and ``docker exec [OPTIONS] CONTAINER COMMAND``.
+
+    The arguments of an engine's serving image go to its entrypoint, unless they start a
+    program of their own or ``--entrypoint`` replaces it.
+    """
+    box = read_container(words, i, env)
+    if box is None or box.image is None:
+        return None
+    image, args = box.image, box.args
+    if box.entrypoint is not None:
+        args = [box.entrypoint, *args]
+    role = engines.image_role(image.text) if box.action != "exec" else None
+    if role is not None and role.entry is not None and box.entrypoint is None \
+            and not (args and starts_program(args[0].text)):
+        entry = Entry(role.engine, role.entry, args, image.span, box.env, image=image.text,
+                      label=f"{basename(words[i].text)} run {image.text}")
+    else:
+        found = find_entry(args, box.env)
+        if found is None:
+            return None
+        entry = found
+        if role is not None:
+            entry.image = image.text
+    entry.env_open_ended = entry.env_open_ended or box.env_open
+    return entry
+
+
+class Elsewhere:
+    """The environment a command gets when a prefix hands it to another place or changes it.
+
+    ``inherits``: the caller's environment is part of it (a wrapper that only changes some
+    variables), so what the caller's file does not show is still open.
+    """
+
+    def __init__(self, env: dict[str, Word], open_ended: bool, image: str | None = None,
+                 inherits: bool = False) -> None:
+        self.env, self.open_ended, self.image, self.inherits = env, open_ended, image, inherits
+
+
+def elsewhere(words: Sequence[Word], env: dict[str, Word]) -> Elsewhere | None:
+    """Where the command after the prefix ``words`` runs, if not in the caller's environment.
+
+    ``docker run -e X=1 IMAGE`` (a new container: its ``-e`` options, and the image's
+    release when it is an engine's image), ``ssh host`` or ``kubectl exec POD --`` (an
+    environment this file does not show), a wrapper that changes the environment (``srun
+    --export=ALL,V=0``, ``env -i``, ``sudo``); None for wrappers that keep the caller's
+    environment as it is (``nohup``, ``srun``, ``apptainer exec``).
+    """
+    env = dict(env)
+    env_open = changed = cleaned = False
+    known = wrappers()
+    i = 0
+    while i < len(words):
+        text = words[i].text
+        name = basename(text)
+        if name in CONTAINER_RUNTIMES:
+            box = read_container(words, i, env)
+            if box is None:
+                return Elsewhere({}, True)
+            image = box.image.text if box.image is not None and box.action != "exec" else None
+            return Elsewhere(box.env, box.env_open, image if engines.image_role(image) is not None else None)
+        wrapper = known.get(name)
+        if wrapper is not None and wrapper.env == "unknown":
+            return Elsewhere({}, True)
+        if wrapper is not None:
+            change = WrapperEnv(wrapper, env)
+            i = after_wrapper(words, i, wrapper, change, starts_command)
+            env, env_open = change.env, env_open or change.open
+            changed, cleaned = changed or change.changed, cleaned or change.cleaned
+            continue
+        if changed and text is not None and ENV_ASSIGNMENT.match(text):  # `env -i A=1 bash -c ...`
+            key, _, value = text.partition("=")
+            env[key] = Word(None if UNKNOWN_PART in value else value, words[i].span)
+        i += 1
+    return Elsewhere(env, env_open, inherits=not cleaned) if changed else None
+
+
+def launch_from_command(command: Command, *, read_config: ConfigReader | None = None) -> Launch | None:
+    """The launch ``command`` performs, or ``None`` if it starts no engine."""
+    role = engines.image_role(command.image) if command.image is not None else None
+    if command.image is not None and command.words and not _image_command(command.words):
+        if role is None or role.entry is None:
+            return None  # an image without a serving entrypoint for bare arguments
+        entry = Entry(role.engine, role.entry, list(command.words), command.words[0].span, dict(command.env),
+                      image=command.image, label=f"{command.image} entrypoint")
+    elif command.image is not None and not command.words:
+        return None
+    else:
+        found = find_entry(command.words, command.env)
+        if found is None:
+            return None
+        entry = found
+        if entry.image is None and command.image is not None:
+            entry.image = command.image
+    if exits_before_launch(entry.args):
+        return None
+    reader = read_config or (config_files.reader_with_files(command.files) if command.files
+                             else config_files.read_config_file)
+    launch = engines.get(entry.engine).launch_from_entry(entry, command.base_dir, reader)
+    launch.env_open_ended = command.env_open_ended or entry.env_open_ended
+    launch.group = command.group
+    return launch
+
+
+def _image_command(words: Sequence[Word]) -> bool:
+    """Whether an image's words replace its entrypoint (``vllm serve ...``, ``python -m ...``)."""
+    return starts_program(words[0].text) or basename(words[0].text) in ("sh", "bash")

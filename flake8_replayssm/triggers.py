@@ -1,0 +1,55 @@
+"""The cheap screen before any parse: can a text hold anything the linter reports?
+
+A file without one of these tokens is never decoded or parsed (README, "Speed"): the
+tokens are what every reported launch must contain, a ReplaySSM option or one of the
+options the other codes are about.  Plain substring tests, grouped under a common
+anchor, are much faster than a regular expression over every file of a large tree.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+#: a text must contain one of these to hold anything we report (plain substring
+#: tests: much faster than a regular expression over every file of a large tree)
+TRIGGER_NEEDLES = ("replayssm", "REPLAYSSM", "mamba-block-size", "mamba_block_size", "mamba-cache-mode",
+                   "mamba_cache_mode", "--config", "api_server", "disable-prefix-caching",
+                   "disable_prefix_caching")
+
+#: a Python file can start an engine's command line only through one of these
+PROCESS_WORDS = ("subprocess", "system(", "popen(", "Popen", "shlex", "create_subprocess")
+
+
+@lru_cache(maxsize=1)
+def python_launchers() -> tuple[str, ...]:
+    """Text without which a Python file holds no launch: a process call, or an engine's
+    keyword-launch call (``LLM(``, ``EngineArgs``, ``Engine(``...)."""
+    from . import engines
+
+    return engines.call_words() + PROCESS_WORDS
+
+
+def _by_anchor(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The needles grouped under their first five characters: a file is searched once for
+    ``mamba`` rather than four times for its ``mamba-*``/``mamba_*`` needles (most files
+    have none of the anchors, and each search reads the whole file)."""
+    groups: dict[str, list[str]] = {}
+    for needle in needles:
+        groups.setdefault(needle[:5], []).append(needle)
+    return tuple((group[0], ()) if len(group) == 1 else (anchor, tuple(group)) for anchor, group in groups.items())
+
+
+_TEXT_ANCHORS = _by_anchor(TRIGGER_NEEDLES)
+_BYTE_ANCHORS = tuple((anchor.encode(), tuple(n.encode() for n in rest)) for anchor, rest in _TEXT_ANCHORS)
+
+
+def contains_trigger(data: bytes) -> bool:
+    """Whether the raw bytes hold a trigger token (the screen before any decoding)."""
+    return any(anchor in data and (not rest or any(n in data for n in rest)) for anchor, rest in _BYTE_ANCHORS)
+
+
+def has_trigger(text: str, kind: str | None = None) -> bool:
+    """Whether ``text`` can hold anything we report (cheap; decides whether to parse)."""
+    if not any(anchor in text and (not rest or any(n in text for n in rest)) for anchor, rest in _TEXT_ANCHORS):
+        return False
+    return kind != "python" or any(needle in text for needle in python_launchers())

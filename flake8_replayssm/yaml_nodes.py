@@ -1,0 +1,50 @@
+"""PyYAML node helpers and template masking that the YAML readers and the engines share.
+
+Frontends read YAML as nodes (with line and column marks) and engines recognise their
+own ``--config`` files from the same nodes; Go/Helm template actions are masked the
+same way wherever YAML is parsed, so a position never moves.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+def loader() -> Any:
+    """PyYAML's C loader when it is built, else the pure-Python one (the same nodes)."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def is_map(node: Any) -> bool:
+    return getattr(node, "id", None) == "mapping"
+
+
+def is_seq(node: Any) -> bool:
+    return getattr(node, "id", None) == "sequence"
+
+
+def is_scalar(node: Any) -> bool:
+    return getattr(node, "id", None) == "scalar"
+
+
+_TEMPLATE = re.compile(r"(?<![$\\]){{.*?}}")
+#: a line that is only a template action (``{{- if .Values.x }}``)
+TEMPLATE_LINE = re.compile(r"^[ \t]*{{-?.*?-?}}[ \t]*$", re.M)
+
+
+def mask_templates(text: str) -> str:
+    """Go/Helm template actions as YAML PyYAML can read, keeping every position.
+
+    A line that is only an action (``{{- if .Values.x }}``, ``{{- toYaml .Values.env |
+    nindent 12 }}``) becomes blank; an action inside a value becomes a plain scalar of
+    the same length that argv.py reads as a placeholder (an unknown value).  GitHub
+    Actions' ``${{ expr }}`` is left alone (the Actions reader masks it itself).
+    """
+    if "{{" not in text:
+        return text
+    text = TEMPLATE_LINE.sub(lambda m: " " * len(m.group(0)), text)
+    return _TEMPLATE.sub(lambda m: "__RSMTPL" + "_" * (len(m.group(0)) - 8) if len(m.group(0)) >= 8
+                         else m.group(0), text)
