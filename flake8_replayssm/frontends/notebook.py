@@ -93,7 +93,7 @@ def _shell_kernel_scan(text: str) -> _Scan:
     assigned = False
     for index, cell in enumerate(_cells(text)):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            source = _source(cell)
+            source = source_of(cell)
             scan.parts.append(_ShellPart(index, source, 1, {}, source, env_open_ended=assigned))
             assigned = assigned or bool(_SHELL_ASSIGNMENT.search(source))
     return scan
@@ -103,7 +103,8 @@ def _shell_kernel_scan(text: str) -> _Scan:
 _SHELL_ASSIGNMENT = re.compile(r"^\s*(?:export|declare|typeset|source|\.)\s|^\s*[A-Za-z_][A-Za-z0-9_]*=", re.M)
 
 
-def _source(cell: Any) -> str:
+def source_of(cell: Any) -> str:
+    """A notebook cell's source as one text (nbformat keeps it as a string or a list of lines)."""
     src = cell.get("source", "") if isinstance(cell, dict) else ""
     if isinstance(src, list):
         return "".join(s for s in src if isinstance(s, str))
@@ -118,7 +119,7 @@ def _scan(text: str) -> _Scan:
     for index, cell in enumerate(_cells(text)):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = _source(cell)
+        source = source_of(cell)
         lines = source.split("\n")
         first = lines[0].strip() if lines else ""
         if first.startswith("%%"):
@@ -190,13 +191,13 @@ def shell_parts_of_notebook(text: str) -> list[tuple[int, str, int]]:
 def cell_source(text: str, index: int) -> str:
     """The source of cell ``index`` as written (IPython lines included)."""
     cells = _cells(text)
-    return _source(cells[index]) if 0 <= index < len(cells) else ""
+    return source_of(cells[index]) if 0 <= index < len(cells) else ""
 
 
 def markdown_cells_of_notebook(text: str) -> list[tuple[int, str]]:
     """``(cell index, source)`` of every markdown cell: judged like a Markdown file."""
     try:
-        return [(index, _source(cell)) for index, cell in enumerate(_cells(text))
+        return [(index, source_of(cell)) for index, cell in enumerate(_cells(text))
                 if isinstance(cell, dict) and cell.get("cell_type") == "markdown"]
     except Exception:
         return []

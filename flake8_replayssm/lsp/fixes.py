@@ -172,13 +172,13 @@ def _visible(kind: str, before: str, after: str) -> list[tuple[str, str]]:
         return [(before, after)]
     import json
 
-    from ..frontends.notebook import _source
+    from ..frontends.notebook import source_of
 
     try:
         old, new = json.loads(before)["cells"], json.loads(after)["cells"]
     except (ValueError, KeyError, TypeError):
         return []
-    return [(_source(a), _source(b)) for a, b in zip(old, new) if _source(a) != _source(b)]
+    return [(source_of(a), source_of(b)) for a, b in zip(old, new) if source_of(a) != source_of(b)]
 
 
 def describe(before: str, after: str, *, limit: int = 3, width: int = 48) -> str:

@@ -251,12 +251,12 @@ class ReplaySSMServer(LanguageServer):
         if snapshot.cells is None:
             documents.append((snapshot.uri, snapshot.version, snapshot.text, fix.text))
         else:
-            from ..frontends.notebook import _source
+            from ..frontends.notebook import source_of
 
             cells = json.loads(fix.text)["cells"]
             for cell, new in zip(snapshot.cells, cells):
-                if _source(new) != cell.text:
-                    documents.append((cell.uri, cell.version, cell.text, _source(new)))
+                if source_of(new) != cell.text:
+                    documents.append((cell.uri, cell.version, cell.text, source_of(new)))
         codec = self.codec()
         workspace = self.client_capabilities.workspace
         versioned = bool(workspace and workspace.workspace_edit and workspace.workspace_edit.document_changes)
