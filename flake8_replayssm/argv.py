@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
-from .model import Word
+from .model import Finding, Launch, Setting, Span, Word
 
 #: words a switch may be given by mistake (``--use-replayssm true``): argparse rejects them
 BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
+_FALSE_WORDS = frozenset({"false", "no", "off", "0"})
 
 #: how documentation writes a value the reader fills in: ``<model>``, ``{model}``, ``{{ .Values.model }}``
 #: (a Helm/Go template), ``[MODEL]`` is not one (argv may hold JSON lists); ``...`` / ``…`` stand for
@@ -60,14 +61,22 @@ def exits_before_launch(args: Sequence[Word]) -> bool:
     return False
 
 
-def splice_config_files(args: Sequence[Word], ignored: Callable[[Word], None],
-                        words_of: Callable[[Word, Word], list[Word] | None]) -> tuple[list[Word], bool]:
+def splice_config_files(args: Sequence[Word], launch: Launch, engine: str, verb: str,
+                        words_of: Callable[[Word, Word], list[Word] | None]) -> list[Word]:
     """``args`` with the words of each ``--config FILE`` put first, as vLLM's and SGLang's
-    parsers both read the file before the command line, and whether a file was not read.
+    parsers both read the file before the command line.
 
-    ``--config=FILE`` is dropped (both ignore it; ``ignored`` reports it); ``words_of(flag,
-    path)`` reads one file, None when it cannot be read (the launch then has unseen options).
+    ``--config=FILE`` is dropped: both parsers ignore it, which ``launch`` gets as RSM101
+    (``engine`` names the engine, ``verb`` says what it does with a ``--config FILE``).
+    ``words_of(flag, path)`` reads one file, None when it cannot be read: the launch then has
+    options the linter cannot see (``launch.open_ended``).
     """
+    def ignored(word: Word) -> None:
+        text = word.text or ""
+        launch.form_findings.append(Finding(word.span, "RSM101", (
+            f"{text} is silently ignored by {engine}: only '--config FILE' (a separate word) is {verb}, "
+            f"so no option in that file takes effect; fix: write --config {text.split('=', 1)[1]}")))
+
     out: list[Word] = []
     inserted: list[Word] = []
     unread = False
@@ -88,4 +97,69 @@ def splice_config_files(args: Sequence[Word], ignored: Callable[[Word], None],
         else:
             out.append(word)
             i += 1
-    return inserted + out, unread
+    if unread:
+        launch.open_ended = True
+    return inserted + out
+
+
+class ArgvWalk:
+    """One walk over an engine's arguments, in the order argparse reads them.
+
+    An engine's parser sets :attr:`launch` and fills in the steps: :meth:`prepare` (words
+    its entry point rewrites first), :meth:`expand_config` (``--config FILE``), :meth:`step`
+    (one word, returning the index of the next) and :meth:`finish`.
+    """
+
+    launch: Launch
+
+    def finding(self, span: Span, code: str, message: str) -> None:
+        self.launch.form_findings.append(Finding(span, code, message))
+
+    def run(self, args: list[Word]) -> Launch:
+        args = self.expand_config(self.prepare(args))
+        i = 0
+        while i < len(args):
+            i = self.step(args, i)
+        self.finish()
+        return self.launch
+
+    def prepare(self, args: list[Word]) -> list[Word]:
+        return args
+
+    def set(self, setting: Setting) -> None:
+        raise NotImplementedError
+
+    def switch(self, args: list[Word], i: int, name: str, spelling: str, inline: str | None, *,
+               engine: str, off: str, hint_inline: bool) -> int:
+        """A switch (argparse's ``store_true``) at ``args[i]``: on, and ``--x=VALUE`` or ``--x true``
+        is rejected (RSM106); the index of the next word.
+
+        ``engine`` names the engine in messages; ``off`` is how the fix turns the switch off when
+        the value said so (vLLM's ``--no-x``, SGLang's "drop it"); ``hint_inline`` adds the same
+        hint to the ``--x=VALUE`` message.
+        """
+        word = args[i]
+        self.set(Setting(name, True, word.span, spelling))
+        if inline is not None:
+            hint = (off if inline.lower() in _FALSE_WORDS else " alone") if hint_inline else ""
+            self.finding(word.span, "RSM106", (
+                f"{word.text} is rejected by {engine}'s argument parser: {spelling} takes no value "
+                f"(argument {spelling}: ignored explicit argument {inline!r}); fix: write {spelling}{hint}"))
+            return i + 1
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if nxt is not None and nxt.text is not None and nxt.text.lower() in BOOL_WORDS:
+            self.finding(nxt.span, "RSM106", (
+                f"{spelling} takes no value, so {nxt.text!r} is a stray argument that {engine} rejects "
+                f"(unrecognized arguments: {nxt.text}); fix: write {spelling} alone"
+                + (off if nxt.text.lower() in _FALSE_WORDS else "")))
+            return i + 2
+        return i + 1
+
+    def expand_config(self, args: list[Word]) -> list[Word]:
+        return args
+
+    def step(self, args: list[Word], i: int) -> int:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        pass

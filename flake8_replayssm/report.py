@@ -22,7 +22,7 @@ from .model import Finding
 if TYPE_CHECKING:
     from .inventory import LaunchNote, Unrecognised
     from .lint import FileResult
-    from .rules import Rule
+    from .rulebase import Rule
 
 
 def severity(code: str) -> str:

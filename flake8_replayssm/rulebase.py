@@ -1,14 +1,17 @@
 """What a lint code is: its documentation in ruff's rule-doc shape, with examples the tests run.
 
-Every engine documents its codes with these (``engines/<name>/rules.py``); the
-registry of all codes is :mod:`flake8_replayssm.rules`.  ``replayssm-lint explain``
+Every engine documents its codes as data (``engines/<name>/data/rules.toml``, read by
+:func:`load_rules`); the registry of all codes is :mod:`flake8_replayssm.rules`.  ``replayssm-lint explain``
 prints :meth:`Rule.doc`, and the test suite runs each example through the linter
 (each ``invalid`` example must give the code, each ``valid`` one must not).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .data_files import read_data
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,6 @@ class Rule:
     #: "error" (vLLM refuses the launch), "warning" (it starts, but not as written) or
     #: "note" (something the linter could not see); text, SARIF, GitHub and LSP use it
     severity: str = "error"
-    extra: dict[str, str] = field(default_factory=dict)
 
     def doc(self) -> str:
         """The rule's documentation as Markdown."""
@@ -64,3 +66,21 @@ def _engine(example: Example) -> str:
 
 def _fence(kind: str) -> str:
     return {"shell": "bash", "python": "python", "yaml": "yaml", "dockerfile": "dockerfile"}.get(kind, "")
+
+
+def load_rules(name: str, engine: str) -> tuple[tuple[Rule, ...], dict[str, str]]:
+    """An engine's rules from its ``rules.toml`` (``name``, relative to the package), and the
+    sentences it adds to codes another engine documents (``[addenda]``)."""
+    raw = read_data(name)
+    release = raw["defaults"]["release"]
+
+    def examples(items: list[Mapping[str, Any]]) -> tuple[Example, ...]:
+        return tuple(Example(item["code"], kind=item.get("kind", "shell"), release=item.get("release", release),
+                             engine=engine) for item in items)
+
+    rules = tuple(Rule(t["code"], t["name"], t["summary"], t["why"], t["fix"], t["fix_safety"],
+                       examples(t["invalid"]), examples(t["valid"]),
+                       default_enabled=t.get("default_enabled", True), known_problems=t.get("known_problems", ""),
+                       severity=t.get("severity", "error"))
+                  for t in raw["rules"])
+    return rules, dict(raw.get("addenda", {}))

@@ -10,7 +10,6 @@ without SGLang launches never reads SGLang's tables.
 
 from __future__ import annotations
 
-import importlib
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator
@@ -29,7 +28,7 @@ def get(name: str) -> Engine:
     """The engine called ``name`` (``Launch.engine``, ``Finding.engine``)."""
     if name not in NAMES:
         raise KeyError(f"no engine {name!r} (known: {', '.join(NAMES)})")
-    return importlib.import_module(f"{__name__}.{name}.engine")  # type: ignore[return-value]
+    return Engine(f"{__name__}.{name}")
 
 
 def all_engines() -> Iterator[Engine]:

@@ -9,8 +9,8 @@ to the shell frontend with a ``place`` that maps positions inside the string's
 raw text between the node marks (block scalars, folded lines, quotes and
 escapes), so a word is never placed on a wrong line.
 
-A standalone ``vllm serve --config`` YAML is *not* a list of commands: see
-:func:`is_serve_config`; :func:`commands_in_yaml` returns ``[]`` for it.
+An engine's standalone ``--config`` YAML (``vllm serve --config FILE``) is *not* a list of
+commands: :func:`commands_in_yaml` returns ``[]`` for it (``engines.is_config_document``).
 """
 
 from __future__ import annotations

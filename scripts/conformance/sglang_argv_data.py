@@ -1,4 +1,4 @@
-"""Write flake8_replayssm/data/sglang_argv.toml from SGLang's own argument parsers.
+"""Write flake8_replayssm/engines/sglang/data/sglang_argv.toml from SGLang's own argument parsers.
 
 Run with the Python of the SGLang oracle (``sglang_setup_env.sh``); for every
 release it builds ``ServerArgs.add_cli_args(parser)`` in a subprocess and
@@ -7,7 +7,7 @@ union (the linter needs them for argparse's ``allow_abbrev`` prefix matching and
 to know which unknown flags consume the next word)::
 
     /tmp/sglang-oracle/venv/bin/python scripts/conformance/sglang_argv_data.py \
-        > flake8_replayssm/data/sglang_argv.toml
+        > flake8_replayssm/engines/sglang/data/sglang_argv.toml
 """
 
 from __future__ import annotations

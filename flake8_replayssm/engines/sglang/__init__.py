@@ -11,8 +11,9 @@ The same shape as vLLM's (:mod:`..base`):
 - :mod:`.checks`: the release's checks (RSM301-RSM308); :mod:`.form`: the spelling
   codes (RSM104-RSM106) for SGLang flags;
 - :mod:`.target`: which SGLang release a verdict is for; :mod:`.judge`: the verdict;
-- :mod:`.rules`: the codes' documentation; :mod:`.fixes`: the edits that fix a launch.
+- ``data/rules.toml``: the codes' documentation; :mod:`.fixes`: the edits that fix a launch.
 
-The plug-in itself is :mod:`.engine` (the interface the core calls): a tree without
-SGLang launches never reads SGLang's tables.
+The core calls it through :class:`~flake8_replayssm.engines.base.Engine`, which reads
+``data/engine.toml`` (how it is recognised) and imports these modules when first asked:
+a tree without SGLang launches never reads SGLang's other tables.
 """

@@ -25,9 +25,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ... import config_files
-from ...argv import BOOL_WORDS, is_number, placeholder, splice_config_files
-from ...model import UNKNOWN, UNKNOWN_PART, Entry, Finding, Launch, Setting, Span, Word
-from ...yaml_nodes import is_map, is_scalar
+from ...argv import ArgvWalk, is_number, placeholder, splice_config_files
+from ...model import UNKNOWN, UNKNOWN_PART, Entry, Launch, Setting, Word
 from ..base import ConfigReader
 from .knowledge import Knowledge, Option, knowledge
 from .target import sglang_image_release
@@ -36,21 +35,21 @@ from .target import sglang_image_release
 MODULES = ("sglang.launch_server",)
 
 
-def serve_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:
+def program_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:
     """``sglang serve ...`` with ``words[i]`` the ``sglang`` program."""
     if i + 1 < len(words) and words[i + 1].text == "serve":
         return Entry("sglang", "sglang-serve", list(words[i + 2:]), words[i].span, env, label="sglang serve")
     return None
 
 
-def module_entry(module: str, args: Sequence[Word], anchor: Span, env: dict[str, Word]) -> Entry | None:
-    """``python -m sglang.launch_server ...`` (``module`` already read)."""
+def module_entry(module: str, words: Sequence[Word], i: int, rest: int, env: dict[str, Word]) -> Entry | None:
+    """``python -m sglang.launch_server ...`` at ``words[i]``, its arguments from ``rest``."""
     if module in MODULES:
-        return Entry("sglang", "sglang-module", list(args), anchor, env, label=f"python -m {module}")
+        return Entry("sglang", "sglang-module", list(words[rest:]), words[i].span, env, label=f"python -m {module}")
     return None
 
 
-class _Parser:
+class _Parser(ArgvWalk):
     """One walk over SGLang's argv; mirrors argparse for the options the linter reads."""
 
     def __init__(self, entry: Entry, know: Knowledge, base_dir: str | None, read_config: ConfigReader,
@@ -61,20 +60,12 @@ class _Parser:
                              form="argv", engine="sglang")
         self.long_options = frozenset(know.long_options)
 
-    def finding(self, span: Span, code: str, message: str) -> None:
-        self.launch.form_findings.append(Finding(span, code, message))
-
     # -- the walk ---------------------------------------------------------------
-    def run(self, args: list[Word]) -> Launch:
+    def prepare(self, args: list[Word]) -> list[Word]:
         if self.entry.kind == "sglang-serve":
             args = self.strip_model_type(args)
             args = self.positional_model(args)
-        args = self.expand_config(args)
-        i = 0
-        while i < len(args):
-            i = self.step(args, i)
-        self.finish()
-        return self.launch
+        return args
 
     @staticmethod
     def strip_model_type(args: list[Word]) -> list[Word]:
@@ -107,13 +98,6 @@ class _Parser:
         """Put the words of ``--config FILE`` first, as ConfigArgumentMerger does."""
         configs: list[Word] = []
 
-        def ignored(word: Word) -> None:
-            text = word.text or ""
-            self.finding(word.span, "RSM101", (
-                f"{text} is silently ignored by SGLang: only '--config FILE' (a separate word) is "
-                "read, so no option in that file takes effect; fix: write --config "
-                f"{text.split('=', 1)[1]}"))
-
         def words_of(flag: Word, path: Word) -> list[Word] | None:
             configs.append(flag)
             if len(configs) > 1:
@@ -122,10 +106,7 @@ class _Parser:
             config = self.read_config(path.text, self.base_dir) if path.text else None
             return self.config_words(config) if config is not None else None
 
-        words, unread = splice_config_files(args, ignored, words_of)
-        if unread:
-            self.launch.open_ended = True
-        return words
+        return splice_config_files(args, self.launch, "SGLang", "read", words_of)
 
     def config_words(self, config: config_files.ConfigArgs) -> list[Word]:
         """The words SGLang makes of a YAML file: ``false`` drops a flag, else ``--key false``."""
@@ -207,23 +188,8 @@ class _Parser:
                      inline: str | None) -> int:
         word = args[i]
         if option.kind == "bool":
-            if inline is not None:
-                self.finding(word.span, "RSM106", (
-                    f"{word.text} is rejected by SGLang's argument parser: {spelling} takes no value "
-                    f"(argument {spelling}: ignored explicit argument {inline!r}); fix: write {spelling}"
-                    + (" alone" if inline.lower() not in ("false", "0", "no", "off") else " or drop it")))
-                self.set(Setting(option.name, True, word.span, spelling))
-                return i + 1
-            nxt = args[i + 1] if i + 1 < len(args) else None
-            if nxt is not None and nxt.text is not None and nxt.text.lower() in BOOL_WORDS:
-                self.finding(nxt.span, "RSM106", (
-                    f"{spelling} takes no value, so {nxt.text!r} is a stray argument that SGLang rejects "
-                    f"(unrecognized arguments: {nxt.text}); fix: write {spelling} alone"
-                    + (" or drop it" if nxt.text.lower() in ("false", "no", "off", "0") else "")))
-                self.set(Setting(option.name, True, word.span, spelling))
-                return i + 2
-            self.set(Setting(option.name, True, word.span, spelling))
-            return i + 1
+            return self.switch(args, i, option.name, spelling, inline, engine="SGLang", off=" or drop it",
+                               hint_inline=True)
         if inline is not None:
             value_word, nxt_index = Word(inline, word.span), i + 1
         elif i + 1 < len(args):
@@ -287,6 +253,11 @@ class _Parser:
         self.launch.release_hint = sglang_image_release(self.entry.image, self.know)
 
 
+def names_a_value(flag: str, value: str) -> bool:
+    """SGLang's documentation writes values to fill in as placeholders, never as ALL-CAPS words."""
+    return False
+
+
 def launch_from_entry(entry: Entry, base_dir: str | None, read_config: ConfigReader | None = None) -> Launch:
     """The SGLang launch of ``entry`` (found by the shared :func:`~flake8_replayssm.argv.find_entry`)."""
     parser = _Parser(entry, knowledge(), base_dir, read_config or config_files.read_config_file)
@@ -307,31 +278,3 @@ def launch_from_serve_config(text: str, *, base_dir: str | None = None) -> Launc
         # such a file is used as `sglang serve MODEL --config FILE`: the model is elsewhere
         launch.model = Setting("model", UNKNOWN, anchor, "")
     return launch
-
-
-#: keys only an SGLang server config has (a vLLM serve config never does)
-_SGLANG_CONFIG_KEYS = ("enable-linear-replayssm", "linear-replayssm-cache-len", "enable-linear-replayssm-spec",
-                       "enable-gdn-replayssm-spec", "enable-gdn-replayssm", "mamba-radix-cache-strategy",
-                       "mamba-scheduler-strategy", "model-path")
-
-
-def is_serve_config(text: str) -> bool:
-    """Whether ``text`` is an SGLang ``--config`` YAML: a flat mapping with SGLang-only keys."""
-    if not any(key in text or key.replace("-", "_") in text for key in _SGLANG_CONFIG_KEYS):
-        return False
-    config = config_files.config_args_from_text(text)
-    if config is None:
-        return False
-    keys = [w.text[2:].replace("_", "-") for w in config.words if w.text and w.text.startswith("--")]
-    keys += [s.spelling.replace("_", "-") for s in config.false_keys]
-    return any(key in _SGLANG_CONFIG_KEYS for key in keys) and not any(
-        key in ("apiVersion", "kind", "services", "spec") for key in keys)
-
-
-def is_serve_config_node(root: Any) -> bool:
-    """The same test on a YAML document's root node (a document of a larger YAML file)."""
-    if not is_map(root) or not all(is_scalar(key) for key, _ in root.value):
-        return False
-    keys = [str(key.value).replace("_", "-") for key, _ in root.value]
-    return any(key in _SGLANG_CONFIG_KEYS for key in keys) and not any(
-        key in ("apiVersion", "kind", "services", "spec") for key in keys)

@@ -14,15 +14,14 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from ...architectures import resolve_model
 from ...model import UNKNOWN, Finding, Launch, Setting, Span
-from .knowledge import Check, Knowledge, Release
+from ...validation import Check, first_failures
+from .knowledge import Knowledge, Release
 from .resolve import Scenario, dimensions_for, scenarios
 
-#: give up (report nothing from the checks) rather than enumerate without bound
-MAX_SCENARIOS = 50_000
 _GPU_NAMES = {"hopper": "Hopper", "blackwell": "Blackwell"}
 
 
@@ -130,28 +129,16 @@ def _message(check: Check, scenario: Scenario, release: Release, gpu: str | None
 def run_checks(launch: Launch, options: Mapping[str, Setting], release: Release, gpu: str | None,
                verdict: ModelVerdict, know: Knowledge) -> list[Finding]:
     """RSM301-RSM308: the codes that fail in every scenario of the launch."""
-    by_code: dict[str, list[Check]] = {}
-    for check in release.checks:
-        by_code.setdefault(check.code, []).append(check)
     gpus = [gpu] if gpu else ["hopper", "blackwell"]
-    findings = []
-    for code, checks in by_code.items():
-        read = set().union(*(c.when.names for c in checks)) | {"replay", "spec"}
-        first: tuple[Check, Scenario] | None = None
-        holds = True
-        for count, scenario in enumerate(scenarios(launch, options, release, gpus, verdict.architectures, know,
-                                                   vary=dimensions_for(read),
-                                                   mamba_layers=verdict.mamba_layers)):
-            failing = next((c for c in checks if _applies(c, scenario.facts) and c.when(scenario.facts)), None)
-            if failing is None or count >= MAX_SCENARIOS:
-                holds = False
-                break
-            first = first or (failing, scenario)
-        if holds and first is not None:
-            check, scenario = first
-            findings.append(Finding(_flag_span(launch, options, check, scenario.facts), code,
-                                    _message(check, scenario, release, gpu, launch, know)))
-    return findings
+
+    def readings(read: frozenset[str]) -> Iterator[Scenario]:
+        return scenarios(launch, options, release, gpus, verdict.architectures, know, vary=dimensions_for(read),
+                         mamba_layers=verdict.mamba_layers)
+
+    failing = first_failures(release.checks, readings, lambda check, scenario: _applies(check, scenario.facts),
+                             lambda scenario: scenario.facts, frozenset({"replay", "spec"}))
+    return [Finding(_flag_span(launch, options, check, scenario.facts), check.code,
+                    _message(check, scenario, release, gpu, launch, know)) for check, scenario in failing]
 
 
 def unresolved_model_finding(launch: Launch, options: Mapping[str, Setting],

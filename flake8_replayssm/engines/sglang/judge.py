@@ -61,3 +61,13 @@ def model_note(verdict: Verdict, config: LintConfig) -> str:
     if len(verdict.architectures) != 1 or not isinstance(model_value, str):
         return f"model: unresolved ({verdict.model_detail})"
     return f"model: {model_value} -> architecture {verdict.architectures[0]} ({verdict.model_detail})"
+
+
+def check_settings(config: LintConfig) -> None:
+    """An explicit ``sglang-version`` this linter cannot judge is a configuration error."""
+    if config.sglang_version:
+        resolve_target(config, None, knowledge())
+
+
+def release_note(config: LintConfig) -> str:
+    return ""

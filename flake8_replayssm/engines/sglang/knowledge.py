@@ -12,24 +12,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
-from ...conditions import Condition, compile_condition
 from ...data_files import read_data
+from ...validation import Check, check_from_table
 from ...versions import in_range, resolve_extends, version_key
-
-
-@dataclass(frozen=True)
-class Check:
-    """One refusal (or silent no-op) of SGLang's server-argument resolution, as data."""
-
-    id: str
-    code: str
-    when: Condition
-    message: str
-    fix: str
-    applies: str  # "replay", "spec" or "any"
-    at: str  # the option whose token the finding is reported at ("" = the applying flag)
-    since: str
-    until: str | None
 
 
 @dataclass(frozen=True)
@@ -125,12 +110,6 @@ def _option(name: str, t: Mapping[str, Any]) -> Option:
     )
 
 
-def _check(t: Mapping[str, Any]) -> Check:
-    return Check(id=t["id"], code=t["code"], when=compile_condition(t["when"]), message=t["message"],
-                 fix=t["fix"], applies=t["applies"], at=t.get("at", ""), since=t.get("since", "0"),
-                 until=t.get("until"))
-
-
 def _release(version: str, t: Mapping[str, Any], checks: tuple[Check, ...]) -> Release:
     return Release(
         version=version,
@@ -149,7 +128,7 @@ def knowledge() -> Knowledge:
     """Load and cache the packaged SGLang data (once per process)."""
     raw = read_data("engines/sglang/data/sglang.toml")
     argv = read_data("engines/sglang/data/sglang_argv.toml")["argv"]
-    checks = tuple(_check(c) for c in raw["checks"])
+    checks = tuple(check_from_table(c) for c in raw["checks"])
     merged = resolve_extends(raw["releases"], "sglang.toml")
     models = raw["models"]
     options = {name: _option(name, t) for name, t in raw["options"].items()}

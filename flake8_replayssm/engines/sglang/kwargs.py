@@ -18,7 +18,7 @@ from .knowledge import knowledge
 CLASSES = frozenset({"Engine", "ServerArgs"})
 
 
-def launch_from_keywords(*, label: str, anchor: Span, model: Setting | None,
+def launch_from_keywords(cls: str, *, label: str, anchor: Span, model: Setting | None,
                          keywords: Mapping[str, Setting], unseen: Sequence[str],
                          env: Mapping[str, Setting], env_open_ended: bool = False,
                          base_dir: str | None = None) -> Launch | None:
@@ -49,3 +49,9 @@ def launch_from_keywords(*, label: str, anchor: Span, model: Setting | None,
     elif unseen:  # the model may be in the part we cannot see
         launch.model = Setting("model", UNKNOWN, anchor, "")
     return launch
+
+
+def keyword_options() -> frozenset[str]:
+    """ServerArgs fields (and the RFC's names) a keyword launch may set; the model is not one."""
+    know = knowledge()
+    return frozenset((set(know.options) | set(know.proposal_names)) - {"model_path"})

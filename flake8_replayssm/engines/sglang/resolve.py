@@ -26,12 +26,12 @@ it fails in every scenario, so an unknown never causes a finding by itself.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...architectures import architecture_kind
 from ...model import UNKNOWN, Launch, Setting
+from ...validation import choices, combinations, dimension_table, dimensions_of
 from .knowledge import Knowledge, Release
 
 _EXTRA = ("extra_buffer", "extra_buffer_lazy")
@@ -51,40 +51,41 @@ UNKNOWN_CHOICES: dict[str, tuple[Any, ...]] = {
 
 #: which scenario dimensions each fact depends on: a code is enumerated only over the
 #: dimensions its checks can see
-_RADIX = frozenset({"architecture", "radix_layers", "radix_disabled", "disaggregation", "decode_radix"})
-_OVERRIDE = frozenset({"gpu", "architecture", "attention_backend", "blackwell_override"})
-FACT_DIMENSIONS: dict[str, frozenset[str]] = {
-    "replay": frozenset({"replay"}),
-    "spec": frozenset({"spec"}),
-    "architecture": frozenset({"architecture"}),
-    "radix_arch": frozenset({"architecture", "radix_layers"}),
-    "radix_disabled": _RADIX,
-    "radix": _RADIX,
-    "strategy_given": frozenset({"strategy_given"}),
-    "strategy": _RADIX | _OVERRIDE | {"strategy_given", "overlap_off", "page_size", "linear_backend"},
-    "page_size": _OVERRIDE | {"page_size"},
-    "attention_backend": _OVERRIDE,
-    "decode": frozenset({"decode_given", "linear_backend", "gpu", "ssm_dtype", "architecture"}),
-    "disaggregation": frozenset({"disaggregation"}),
-    "cache_len": frozenset({"cache_len"}),
-    "cache_len_power_of_two": frozenset({"cache_len"}),
-    "topk": frozenset({"topk"}),
-    "ssm_dtype": frozenset({"ssm_dtype"}),
-    "ragged_mode": frozenset({"ragged"}),
-    "spec_algorithm": frozenset({"spec_algorithm"}),
-    "spec_algorithm_raw": frozenset({"spec_algorithm"}),
-    "verify_backend": frozenset({"verify_backend"}),
-    "unified_memory": frozenset({"unified_memory"}),
-    "device": frozenset({"device"}),
-    "effect": frozenset({"architecture", "radix_layers"}),
-    "gpu": frozenset({"gpu"}),
-}
-FACT_DIMENSIONS["extra_buffer"] = FACT_DIMENSIONS["strategy"]
-FACT_DIMENSIONS["overlap"] = FACT_DIMENSIONS["strategy"]
+FACT_DIMENSIONS = dimension_table("""
+    replay:                 replay
+    spec:                   spec
+    architecture:           architecture
+    radix_arch:             architecture radix_layers
+    radix_disabled:         architecture decode_radix disaggregation radix_disabled radix_layers
+    radix:                  architecture decode_radix disaggregation radix_disabled radix_layers
+    strategy_given:         strategy_given
+    strategy:               architecture attention_backend blackwell_override decode_radix disaggregation gpu
+    strategy:               linear_backend overlap_off page_size radix_disabled radix_layers strategy_given
+    page_size:              architecture attention_backend blackwell_override gpu page_size
+    attention_backend:      architecture attention_backend blackwell_override gpu
+    decode:                 architecture decode_given gpu linear_backend ssm_dtype
+    disaggregation:         disaggregation
+    cache_len:              cache_len
+    cache_len_power_of_two: cache_len
+    topk:                   topk
+    ssm_dtype:              ssm_dtype
+    ragged_mode:            ragged
+    spec_algorithm:         spec_algorithm
+    spec_algorithm_raw:     spec_algorithm
+    verify_backend:         verify_backend
+    unified_memory:         unified_memory
+    device:                 device
+    effect:                 architecture radix_layers
+    gpu:                    gpu
+    extra_buffer:           architecture attention_backend blackwell_override decode_radix disaggregation gpu
+    extra_buffer:           linear_backend overlap_off page_size radix_disabled radix_layers strategy_given
+    overlap:                architecture attention_backend blackwell_override decode_radix disaggregation gpu
+    overlap:                linear_backend overlap_off page_size radix_disabled radix_layers strategy_given
+""")
 
 
-def dimensions_for(fact_names: set[str]) -> frozenset[str]:
-    return frozenset().union(*(FACT_DIMENSIONS[name] for name in fact_names))
+def dimensions_for(fact_names: Iterable[str]) -> frozenset[str]:
+    return dimensions_of(FACT_DIMENSIONS, fact_names)
 
 
 @dataclass
@@ -94,10 +95,6 @@ class Scenario:
     facts: dict[str, Any]
     #: fact -> a sentence saying which silent default or resolution produced it
     notes: dict[str, str] = field(default_factory=dict)
-
-
-def _choices(value: Any, unknown: Sequence[Any]) -> list[Any]:
-    return list(unknown) if value is UNKNOWN else [value]
 
 
 def _bools(value: Any) -> list[bool]:
@@ -156,31 +153,27 @@ def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, 
         "gpu": list(gpus),
         "replay": _bools(value("enable_linear_replayssm")),
         "spec": _bools(value("enable_linear_replayssm_spec")),
-        "strategy_given": _choices(strategy_value, know.options["mamba_radix_cache_strategy"].choices),
+        "strategy_given": choices(strategy_value, know.options["mamba_radix_cache_strategy"].choices),
         "overlap_off": _bools(value("disable_overlap_schedule")),
         "radix_disabled": _bools(value("disable_radix_cache")),
         "decode_radix": _bools(value("disaggregation_decode_enable_radix_cache")),
-        "page_size": _choices(_int(value("page_size")), UNKNOWN_CHOICES["page_size"]),
-        "attention_backend": _choices(value("attention_backend"), UNKNOWN_CHOICES["attention_backend"]),
-        "linear_backend": _choices(value("linear_attn_backend"), release.linear_attn_backends),
-        "decode_given": _choices(value("linear_attn_decode_backend"), (None,) + release.linear_attn_backends),
-        "ssm_dtype": _choices(value("mamba_ssm_dtype"), UNKNOWN_CHOICES["mamba_ssm_dtype"]),
-        "disaggregation": _choices(value("disaggregation_mode"), know.options["disaggregation_mode"].choices),
-        "cache_len": _choices(_int(value("linear_replayssm_cache_len")),
-                              UNKNOWN_CHOICES["linear_replayssm_cache_len"]),
-        "topk": _choices(_int(value("speculative_eagle_topk")), UNKNOWN_CHOICES["speculative_eagle_topk"]),
+        "page_size": choices(_int(value("page_size")), UNKNOWN_CHOICES["page_size"]),
+        "attention_backend": choices(value("attention_backend"), UNKNOWN_CHOICES["attention_backend"]),
+        "linear_backend": choices(value("linear_attn_backend"), release.linear_attn_backends),
+        "decode_given": choices(value("linear_attn_decode_backend"), (None,) + release.linear_attn_backends),
+        "ssm_dtype": choices(value("mamba_ssm_dtype"), UNKNOWN_CHOICES["mamba_ssm_dtype"]),
+        "disaggregation": choices(value("disaggregation_mode"), know.options["disaggregation_mode"].choices),
+        "cache_len": choices(_int(value("linear_replayssm_cache_len")),
+                             UNKNOWN_CHOICES["linear_replayssm_cache_len"]),
+        "topk": choices(_int(value("speculative_eagle_topk")), UNKNOWN_CHOICES["speculative_eagle_topk"]),
         "unified_memory": _bools(value("enable_unified_memory")),
-        "device": _choices(value("device"), UNKNOWN_CHOICES["device"]),
-        "ragged": _choices(ragged, UNKNOWN_CHOICES["ragged"]),
-        "spec_algorithm": _choices(value("speculative_algorithm"), UNKNOWN_CHOICES["speculative_algorithm"]),
-        "verify_backend": _choices(value("linear_attn_verify_backend"),
-                                   UNKNOWN_CHOICES["linear_attn_verify_backend"]),
+        "device": choices(value("device"), UNKNOWN_CHOICES["device"]),
+        "ragged": choices(ragged, UNKNOWN_CHOICES["ragged"]),
+        "spec_algorithm": choices(value("speculative_algorithm"), UNKNOWN_CHOICES["speculative_algorithm"]),
+        "verify_backend": choices(value("linear_attn_verify_backend"),
+                                  UNKNOWN_CHOICES["linear_attn_verify_backend"]),
     }
-    if vary is not None:
-        dims = {name: values if name in vary else values[:1] for name, values in dims.items()}
-    names = list(dims)
-    for combo in itertools.product(*dims.values()):
-        d = dict(zip(names, combo))
+    for d in combinations(dims, vary):
         arch = d["architecture"]
         layered = arch in know.models.radix_by_layer_types
         if not layered and not d["radix_layers"]:

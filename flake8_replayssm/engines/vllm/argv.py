@@ -24,14 +24,10 @@ import re
 from typing import Any, Sequence
 
 from ... import config_files
-from ...argv import BOOL_WORDS, is_number, placeholder, splice_config_files
-from ...model import UNKNOWN, UNKNOWN_PART, Entry, Finding, Launch, Setting, Span, Word
+from ...argv import ArgvWalk, is_number, placeholder, splice_config_files
+from ...model import UNKNOWN, UNKNOWN_PART, Entry, Launch, Setting, Word
 from ..base import ConfigReader
 from .knowledge import Knowledge, knowledge
-
-#: vLLM images whose entrypoint is `vllm serve` (also the ROCm, CPU and locally built variants:
-#: vllm/vllm-openai-rocm, vllm/vllm-openai-cpu, vllm-openai-nonroot from vLLM's docker docs)
-IMAGE_PATTERN = re.compile(r"(^|/)vllm-openai(-[a-z0-9]+)*(:|@|$)")
 
 #: a release tag, with the build variants vLLM publishes (``v0.11.0-cu130``, ``v0.10.1.1``);
 #: release candidates and dev builds are not that release, so they pin nothing
@@ -56,8 +52,13 @@ def image_platform(image: str | None, know: Knowledge) -> str | None:
     return know.image_platforms.get(name)
 
 
-def program_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: Knowledge,
-                  label: str = "vllm") -> Entry | None:
+def program_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:
+    """``vllm SUBCOMMAND ...`` with ``words[i]`` the vllm program."""
+    return _program_entry(words, i, env, knowledge())
+
+
+def _program_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: Knowledge,
+                   label: str = "vllm") -> Entry | None:
     """``vllm SUBCOMMAND ...`` (also ``python -m vllm.entrypoints.cli.main SUBCOMMAND``)."""
     first = words[i + 1].text if i + 1 < len(words) else None
     second = words[i + 2].text if i + 2 < len(words) else None
@@ -69,16 +70,23 @@ def program_entry(words: Sequence[Word], i: int, env: dict[str, Word], know: Kno
     return None
 
 
-def module_entry(module: str, words: Sequence[Word], i: int, rest: int, env: dict[str, Word],
-                 know: Knowledge) -> Entry | None:
+def module_entry(module: str, words: Sequence[Word], i: int, rest: int, env: dict[str, Word]) -> Entry | None:
     """``python -m MODULE ...`` at ``words[i]``: one of vLLM's entry-point modules, or the
     console script's module (``vllm.entrypoints.cli.main SUBCOMMAND``)."""
+    know = knowledge()
     if module == know.cli_module:
-        return program_entry(words, rest - 1, env, know, label=f"python -m {module}")
+        return _program_entry(words, rest - 1, env, know, label=f"python -m {module}")
     kind = know.entry_modules.get(module)
     if kind is None:
         return None
     return Entry("vllm", kind, list(words[rest:]), words[i].span, env, label=f"python -m {module}")
+
+
+def names_a_value(flag: str, value: str) -> bool:
+    """``--mamba-backend BACKEND`` in documentation: a vLLM option whose value is not one of its
+    known values names the value to fill in."""
+    know = knowledge()
+    return flag.replace("_", "-") in know.long_option_set and value.lower() not in know.valid_backends
 
 
 def launch_from_entry(entry: Entry, base_dir: str | None, read_config: ConfigReader) -> Launch:
@@ -173,7 +181,7 @@ def _convert(kind: str, word: Word) -> tuple[Any, str | None]:
     return text, None
 
 
-class _Parser:
+class _Parser(ArgvWalk):
     """State of one argv walk; mirrors argparse closely enough for the options we read."""
 
     def __init__(self, entry: Entry, know: Knowledge, base_dir: str | None,
@@ -187,28 +195,9 @@ class _Parser:
         self.by_cli_name = {name.replace("_", "-"): spec for name, spec in know.options.items()}
         self.short = {s: spec for spec in know.options.values() for s in spec.short}
 
-    # -- findings -------------------------------------------------------------
-    def finding(self, span: Span, code: str, message: str) -> None:
-        self.launch.form_findings.append(Finding(span, code, message))
-
     # -- the walk -------------------------------------------------------------
-    def run(self, args: list[Word]) -> Launch:
-        args = self.expand_config(args)
-        i = 0
-        while i < len(args):
-            i = self.step(args, i)
-        self.finish()
-        return self.launch
-
     def expand_config(self, args: list[Word]) -> list[Word]:
         """Splice ``--config FILE`` in; ``--config=FILE`` is ignored by vLLM (RSM101)."""
-        def ignored(word: Word) -> None:
-            text = word.text or ""
-            self.finding(word.span, "RSM101", (
-                f"{text} is silently ignored by vLLM: only '--config FILE' (a separate word) "
-                "is expanded, so no option in that file takes effect; fix: write --config "
-                f"{text.split('=', 1)[1]}"))
-
         def words_of(flag: Word, path: Word) -> list[Word] | None:
             config = self.read_config(path.text, self.base_dir) if path.text is not None else None
             if config is None:
@@ -216,10 +205,7 @@ class _Parser:
             self.launch.yaml_false.extend(config.false_keys)
             return list(config.words)
 
-        words, unread = splice_config_files(args, ignored, words_of)
-        if unread:
-            self.launch.open_ended = True
-        return words
+        return splice_config_files(args, self.launch, "vLLM", "expanded", words_of)
 
     def step(self, args: list[Word], i: int) -> int:
         word = args[i]
@@ -306,22 +292,8 @@ class _Parser:
                      inline: str | None) -> int:
         word = args[i]
         if kind == "bool":
-            if inline is not None:
-                self.finding(word.span, "RSM106", (
-                    f"{word.text} is rejected by vLLM's argument parser: {spelling} takes no value "
-                    f"(argument {spelling}: ignored explicit argument {inline!r}); fix: write {spelling}"))
-                self.set(Setting(name, True, word.span, spelling))
-                return i + 1
-            nxt = args[i + 1] if i + 1 < len(args) else None
-            if nxt is not None and nxt.text is not None and nxt.text.lower() in BOOL_WORDS:
-                self.finding(nxt.span, "RSM106", (
-                    f"{spelling} takes no value, so {nxt.text!r} is a stray argument that vLLM "
-                    f"rejects (unrecognized arguments: {nxt.text}); fix: write {spelling} alone"
-                    + (f" or --no-{spelling[2:]}" if nxt.text.lower() in ('false', 'no', 'off', '0') else "")))
-                self.set(Setting(name, True, word.span, spelling))
-                return i + 2
-            self.set(Setting(name, True, word.span, spelling))
-            return i + 1
+            return self.switch(args, i, name, spelling, inline, engine="vLLM", off=f" or --no-{spelling[2:]}",
+                               hint_inline=False)
         if inline is not None:
             value_word = Word(inline, word.span)
             nxt_index = i + 1

@@ -15,14 +15,12 @@ from typing import Any, Mapping, Sequence
 
 from ...architectures import resolve_model
 from .resolve import Dimensions, Scenario, default_note, dimensions, dimensions_for, readings
-from .knowledge import Check, Knowledge, Release
+from ...validation import Check, first_failures
+from .knowledge import Knowledge, Release
 from ...model import UNKNOWN, Finding, Launch, Span
 
 #: an architecture that no release supports: what ``--model-impl transformers`` selects
 TRANSFORMERS_BACKEND = "TransformersForCausalLM"
-
-#: give up (report nothing from the checks) rather than enumerate without bound
-MAX_SCENARIOS = 50_000
 
 
 @dataclass(frozen=True)
@@ -147,23 +145,8 @@ _JUDGED_SIZE = 4096
 
 def _failing_checks(release: Release, platform: str, prepared: Dimensions) -> list[tuple[Check, Scenario]]:
     """Per code, the first check and scenario that fail, if the code fails in every scenario."""
-    by_code: dict[str, list[Check]] = {}
-    for check in release.checks:
-        by_code.setdefault(check.code, []).append(check)
-    failing = []
-    for code, checks in by_code.items():
-        read = set().union(*(c.when.names for c in checks)) | {"use_replayssm"}
-        first: tuple[Check, Scenario] | None = None
-        holds = True
-        for count, scenario in enumerate(readings(prepared, release, platform, dimensions_for(read))):
-            check = next((c for c in checks if _applies(c, scenario) and c.when(scenario.facts)), None)
-            if check is None or count >= MAX_SCENARIOS:
-                holds = False
-                break
-            first = first or (check, scenario)
-        if holds and first is not None:
-            failing.append(first)
-    return failing
+    return first_failures(release.checks, lambda read: readings(prepared, release, platform, dimensions_for(read)),
+                          _applies, lambda scenario: scenario.facts, frozenset({"use_replayssm"}))
 
 
 def _frozen(value: Any) -> Any:

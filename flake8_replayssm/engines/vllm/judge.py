@@ -66,3 +66,27 @@ def model_note(verdict: Verdict, config: LintConfig) -> str:
         return f"model: unresolved ({verdict.model_detail})"
     return f"model: {model.model or 'as configured'} -> architecture {model.architectures[0]} " \
            f"({verdict.model_detail})"
+
+
+def check_settings(config: LintConfig) -> None:
+    """An explicit ``vllm-version`` this linter cannot judge is a configuration error."""
+    if config.vllm_version:
+        from .target import explicit_release
+
+        explicit_release(config, knowledge())
+
+
+def release_note(config: LintConfig) -> str:
+    """What the summary says about an explicit release newer than every release known."""
+    if not config.vllm_version:
+        return ""
+    from ...versions import normalize_version, version_key
+    from .target import closest_release
+
+    know = knowledge()
+    release, _ = closest_release(config.vllm_version, know)
+    wanted = normalize_version(config.vllm_version)
+    if release is None or version_key(wanted) <= know.newest.key:
+        return ""
+    return (f"note: vLLM {wanted} is newer than the newest release this linter knows "
+            f"({know.newest.version}); its launches were judged by {release.version}'s rules")

@@ -13,23 +13,10 @@ from typing import Any, Mapping
 
 from ...conditions import Condition, compile_condition
 from ...data_files import read_data
+from ...validation import Check, check_from_table
 from ...versions import normalize_version, resolve_extends, version_key
 
 PLATFORMS = ("cuda", "rocm", "xpu")
-
-
-@dataclass(frozen=True)
-class Check:
-    """One ``raise`` of vLLM's startup validation, as data."""
-
-    id: str
-    code: str
-    when: Condition
-    message: str
-    fix: str
-    applies: str = "replayssm"  # "replayssm": only when use_replayssm is on; "always"
-    at: str = "use_replayssm"  # the option whose token the finding is reported at
-    stage: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,19 +90,6 @@ class Knowledge:
         return self.releases.get(normalize_version(version))
 
 
-def _check(table: Mapping[str, Any]) -> Check:
-    return Check(
-        id=table["id"],
-        code=table["code"],
-        when=compile_condition(table["when"]),
-        message=table["message"],
-        fix=table["fix"],
-        applies=table.get("applies", "replayssm"),
-        at=table.get("at", "use_replayssm"),
-        stage=table.get("stage", ""),
-    )
-
-
 def _release(version: str, t: Mapping[str, Any]) -> Release:
     return Release(
         version=version,
@@ -136,7 +110,7 @@ def _release(version: str, t: Mapping[str, Any]) -> Release:
         runner_unknown_conditions=tuple(compile_condition(c) for c in t["runner_unknown_conditions"]),
         disable_aliases=bool(t["disable_aliases"]),
         yaml_false=t["yaml_false"],
-        checks=tuple(_check(c) for c in t["checks"]),
+        checks=tuple(check_from_table(c, applies="replayssm", at="use_replayssm") for c in t["checks"]),
     )
 
 

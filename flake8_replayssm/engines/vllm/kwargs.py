@@ -7,7 +7,7 @@ the Python frontend has already turned literal values into Python values.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ...model import UNKNOWN, Launch, Setting, Span
 
@@ -33,3 +33,15 @@ def launch_from_kwargs(*, label: str, anchor: Span, model: Setting | None,
         # the model may be in the part we cannot see; without it EngineArgs uses its default
         launch.model = Setting("model", UNKNOWN, anchor, "")
     return launch
+
+
+def launch_from_keywords(cls: str, **keywords: Any) -> Launch:
+    """The launch of ``cls(...)`` (``LLM``, ``EngineArgs``, ``AsyncEngineArgs``: the same fields)."""
+    return launch_from_kwargs(**keywords)
+
+
+def keyword_options() -> frozenset[str]:
+    """EngineArgs fields the linter reads (the model is not an option)."""
+    from .knowledge import knowledge
+
+    return frozenset(knowledge().options) - {"model"}

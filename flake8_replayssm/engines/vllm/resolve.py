@@ -13,13 +13,13 @@ fails in every scenario, so an unknown never causes a finding by itself.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...architectures import architecture_kind
-from .knowledge import Knowledge, Release
 from ...model import UNKNOWN, Launch, Setting
+from ...validation import choices, combinations, dimension_table, dimensions_of
+from .knowledge import Knowledge, Release
 
 #: fact name -> note added to a message when that fact came from a default
 DEFAULT_NOTES = {
@@ -38,33 +38,32 @@ _UNKNOWN_SPEC_METHODS = ("eagle", "ngram", "suffix")
 
 #: which scenario dimensions each fact depends on: a check is enumerated only over
 #: the dimensions its condition can see, which keeps open-ended launches cheap
-FACT_DIMENSIONS: dict[str, frozenset[str]] = {
-    "architecture": frozenset({"architecture"}),
-    "supported": frozenset({"architecture"}),
-    "kimi": frozenset({"architecture"}),
-    "use_replayssm": frozenset({"use_replayssm"}),
-    "spec": frozenset({"spec"}),
-    "query_len": frozenset({"spec"}),
-    "backend": frozenset({"backend"}),
-    "prefix_caching": frozenset({"architecture", "pc_explicit"}),
-    "cache_mode": frozenset({"architecture", "pc_explicit", "user_mode"}),
-    "mode_arg": frozenset({"user_mode"}),
-    "env_v2_forced": frozenset({"env_v2"}),
-    "v2_unsupported": frozenset({"spec", "architecture", "pc_explicit", "user_mode", "dbo", "executor",
-                                 "pp", "parallel_drafting", "logits_processors"}),
-    "v2": frozenset({"env_v2", "spec", "architecture", "pc_explicit", "user_mode", "dbo", "executor",
-                     "pp", "parallel_drafting", "compile_mode", "logits_processors",
-                     "runner_guess"}),
-    "kv": frozenset({"kv"}),
-    "buffer_len": frozenset({"buffer_len"}),
-    "pp": frozenset({"pp"}),
-    "stochastic_rounding": frozenset({"stochastic_rounding"}),
-    "block_size_conflict": frozenset({"block_size"}),
-}
+FACT_DIMENSIONS = dimension_table("""
+    architecture:        architecture
+    supported:           architecture
+    kimi:                architecture
+    use_replayssm:       use_replayssm
+    spec:                spec
+    query_len:           spec
+    backend:             backend
+    prefix_caching:      architecture pc_explicit
+    cache_mode:          architecture pc_explicit user_mode
+    mode_arg:            user_mode
+    env_v2_forced:       env_v2
+    v2_unsupported:      architecture dbo executor logits_processors parallel_drafting pc_explicit pp spec
+    v2_unsupported:      user_mode
+    v2:                  architecture compile_mode dbo env_v2 executor logits_processors parallel_drafting
+    v2:                  pc_explicit pp runner_guess spec user_mode
+    kv:                  kv
+    buffer_len:          buffer_len
+    pp:                  pp
+    stochastic_rounding: stochastic_rounding
+    block_size_conflict: block_size
+""")
 
 
-def dimensions_for(fact_names: set[str]) -> frozenset[str]:
-    return frozenset().union(*(FACT_DIMENSIONS[name] for name in fact_names))
+def dimensions_for(fact_names: Iterable[str]) -> frozenset[str]:
+    return dimensions_of(FACT_DIMENSIONS, fact_names)
 
 
 @dataclass
@@ -107,10 +106,6 @@ def _value(launch: Launch, options: Mapping[str, Setting], name: str, absent: An
     if setting is None:
         return UNKNOWN if launch.open_ended else absent
     return setting.value
-
-
-def _choices(value: Any, unknown: Sequence[Any]) -> list[Any]:
-    return list(unknown) if value is UNKNOWN else [value]
 
 
 def _int_or_unknown(value: Any) -> Any:
@@ -321,21 +316,21 @@ def dimensions(launch: Launch, release: Release, architectures: Sequence[str], k
         "architecture": list(architectures),
         "use_replayssm": _bool_choices(use_value),
         "spec": spec_candidates(launch, options, draft_method),
-        "backend": _choices(backend_value if backend_value is not None else know.default_backend,
-                            know.valid_backends),
+        "backend": choices(backend_value if backend_value is not None else know.default_backend,
+                           know.valid_backends),
         "pc_explicit": [None] if pc_value is None else _bool_choices(pc_value),
-        "user_mode": _choices(mode_value, (None,) + release.cache_mode_choices),
+        "user_mode": choices(mode_value, (None,) + release.cache_mode_choices),
         "env_v2": _env_choices(launch),
         "kv": kv_candidates(launch, options, know),
-        "buffer_len": _choices(buffer_value if buffer_value is not None else know.default_buffer_len,
-                               (know.default_buffer_len, 1, 64)),
-        "pp": _choices(pp_value if pp_value is not None else 1, (1, 2)),
+        "buffer_len": choices(buffer_value if buffer_value is not None else know.default_buffer_len,
+                              (know.default_buffer_len, 1, 64)),
+        "pp": choices(pp_value if pp_value is not None else 1, (1, 2)),
         "stochastic_rounding": _bool_choices(value("enable_mamba_cache_stochastic_rounding")),
-        "block_size": _choices(block_value, (None, 128)),
+        "block_size": choices(block_value, (None, 128)),
         "dbo": _bool_choices(value("enable_dbo")),
-        "executor": _choices(executor, (None, "external_launcher")),
+        "executor": choices(executor, (None, "external_launcher")),
         "parallel_drafting": _bool_choices(drafting),
-        "compile_mode": _choices(_int_or_unknown(compile_mode), (None, 1)),
+        "compile_mode": choices(_int_or_unknown(compile_mode), (None, 1)),
         "logits_processors": _bool_choices(value("logits_processors")),
         "runner_guess": [False, True],
     }
@@ -347,11 +342,7 @@ def readings(prepared: Dimensions, release: Release, platform: str,
     """The scenarios of prepared dimensions (see :func:`scenarios`)."""
     dims = prepared.values
     max_len_value = prepared.max_len
-    if vary is not None:
-        dims = {name: values if name in vary else values[:1] for name, values in dims.items()}
-    names = list(dims)
-    for combo in itertools.product(*dims.values()):
-        d = dict(zip(names, combo))
+    for d in combinations(dims, vary):
         arch = d["architecture"]
         kind = architecture_kind(arch)
         defaults: set[str] = set()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...model import Launch
 from ...yaml_nodes import is_map, is_scalar, loader
 from .knowledge import knowledge
 
@@ -86,3 +87,14 @@ def _is_vllm_option(key: str) -> bool:
     base = key[3:] if key.startswith("no-") else key
     base = "enable-" + base[8:] if base.startswith("disable-") else base
     return key in SERVE_CONFIG_KEYS or f"--{base}" in options or f"--{key}" in options
+
+
+def is_config_document(root: Any) -> bool:
+    return is_serve_config_node(root)
+
+
+def config_launch(text: str, base_dir: str | None) -> Launch | None:
+    """A ``vllm serve --config`` file judged on its own, as ``vllm serve --config FILE``."""
+    from .argv import launch_from_serve_config
+
+    return launch_from_serve_config(text, base_dir=base_dir) if is_serve_config(text) else None
