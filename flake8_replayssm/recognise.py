@@ -19,7 +19,7 @@ from .argv import exits_before_launch
 from .containers import CONTAINER_RUNTIMES, read_container
 from .engines.base import ConfigReader
 from .model import UNKNOWN_PART, Command, Entry, Launch, Word
-from .wrappers import ENV_ASSIGNMENT, WrapperEnv, after_wrapper, wrappers
+from .wrappers import ENV_ASSIGNMENT, WrapperEnv, after_wrapper, not_launchers, wrappers
 
 PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 
@@ -69,8 +69,12 @@ def find_entry(words: Sequence[Word], env: dict[str, Word]) -> Entry | None:
             entry = _container_entry(words, i, env)
         else:
             wrapper = wrappers().get(name)
-            if wrapper is None:
-                return None
+            if wrapper is None or wrapper.sub and not _runs_subcommand(words, i, wrapper.sub):
+                behind = _behind_unknown_program(words, i, name)
+                if behind is None:
+                    return None
+                i, env_open = behind, True  # what that program gives the command is not shown
+                continue
             change = WrapperEnv(wrapper, env)
             i = after_wrapper(words, i, wrapper, change, starts_command)
             env, env_open = change.env, env_open or change.open
@@ -79,6 +83,35 @@ def find_entry(words: Sequence[Word], env: dict[str, Word]) -> Entry | None:
             entry.env_open_ended = True
         return entry
     return None
+
+
+def _runs_subcommand(words: Sequence[Word], i: int, subcommands: frozenset[str]) -> bool:
+    return i + 1 < len(words) and words[i + 1].text in subcommands
+
+
+def _behind_unknown_program(words: Sequence[Word], i: int, name: str) -> int | None:
+    """Where an engine's command starts behind a program the linter does not know at ``i``
+    (``ray job submit --address X -- vllm serve ...``): after its ``--``, or at an entry point
+    that is not the value of one of its options; None when there is none, or when the program
+    only prints, searches or installs (data/launchers.toml, ``not_launchers``)."""
+    if name in not_launchers():
+        return None
+    for k in range(i + 1, len(words)):
+        text = words[k].text
+        if text == "--":
+            return k + 1 if k + 1 < len(words) and _starts_entry(words, k + 1) else None
+        before = words[k - 1].text
+        if _starts_entry(words, k) and (k == i + 1 or before is None or not before.startswith("-")):
+            return k
+    return None
+
+
+def _starts_entry(words: Sequence[Word], k: int) -> bool:
+    """An engine's program or an interpreter starts at ``k`` (what an unknown program may run)."""
+    if words[k].text is None:
+        return engines.unseen_program(words[k], words[k + 1] if k + 1 < len(words) else None) is not None
+    name = basename(words[k].text)
+    return engines.is_program(name) or bool(PYTHON.match(name))
 
 
 def starts_command(words: Sequence[Word], i: int) -> bool:

@@ -38,6 +38,12 @@ class Wrapper:
 
 
 @lru_cache(maxsize=1)
+def not_launchers() -> frozenset[str]:
+    """Programs whose arguments are never a launch (``echo``, ``grep``, ``pip``...)."""
+    return frozenset(read_data("data/launchers.toml")["not_launchers"]["programs"])
+
+
+@lru_cache(maxsize=1)
 def wrappers() -> Mapping[str, Wrapper]:
     """Every wrapper of data/launchers.toml, by program name."""
     return {name: Wrapper(name, frozenset(spec.get("sub", ())), frozenset(spec.get("values", ())),

@@ -112,6 +112,8 @@ class Engine:
         self._release_path = re.compile(images["release_path"]) if images["release_path"] else None
         self._other_owners: str = images["other_owners"]
         self._keyword_module = re.compile(words["keyword_module"])
+        #: module prefixes that re-export the engine's own, longest first
+        self._module_aliases = sorted(words["module_aliases"].items(), key=lambda item: -len(item[0]))
 
     def _module(self, name: str) -> ModuleType:
         return importlib.import_module(f"{self.package}.{name}")
@@ -130,7 +132,14 @@ class Engine:
     def module_entry(self, module: str, words: Sequence[Word], i: int, rest: int,
                      env: dict[str, Word]) -> Entry | None:
         """``python -m MODULE`` at ``words[i]`` with the module's arguments from ``rest``."""
-        return self._module("argv").module_entry(module, words, i, rest, env)
+        return self._module("argv").module_entry(self.own_module(module), words, i, rest, env)
+
+    def own_module(self, module: str) -> str:
+        """``module`` as the engine's own when a package re-exports it (data/engine.toml)."""
+        for alias, own in self._module_aliases:
+            if module == alias or module.startswith(alias) and alias.endswith("."):
+                return own + module[len(alias):]
+        return module
 
     def image_role(self, image: str) -> ImageRole | None:
         """The role of a container image of this engine (None: not its image)."""

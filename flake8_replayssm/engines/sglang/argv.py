@@ -32,7 +32,9 @@ from .knowledge import Knowledge, Option, knowledge
 from .target import sglang_image_release
 
 #: ``python -m MODULE`` entry points that start SGLang's server with ServerArgs' parser
-MODULES = ("sglang.launch_server",)
+#: (``sglang_router.launch_server`` starts the router and its workers from the same
+#: ServerArgs, plus the router's own options, which the linter skips as unknown flags)
+MODULES = ("sglang.launch_server", "sglang_router.launch_server")
 
 
 def program_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:
