@@ -9,8 +9,9 @@ puts its options (vLLM's and SGLang's parsers both read the file first).
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
+from .lookalikes import meant
 from .model import Finding, Launch, Setting, Span, Word
 
 #: words a switch may be given by mistake (``--use-replayssm true``): argparse rejects them
@@ -129,6 +130,18 @@ class ArgvWalk:
     def set(self, setting: Setting) -> None:
         raise NotImplementedError
 
+    def lookalike(self, word: Word, raw: str, options: Iterable[str], near: Iterable[str], engine: str) -> bool:
+        """RSM106 when ``raw`` only looks like one of ``options`` (Unicode look-alikes, invisible
+        characters) or is a near-miss of one of ``near``: the engine rejects the launch."""
+        found = meant(raw, options, near)
+        if found is None:
+            return False
+        option, why = found
+        self.finding(word.span, "RSM106", (
+            f"{readable_text(raw)} is rejected by {engine}'s argument parser (unrecognized arguments): {why}; "
+            f"fix: write {option}"))
+        return True
+
     def switch(self, args: list[Word], i: int, name: str, spelling: str, inline: str | None, *,
                engine: str, off: str, hint_inline: bool) -> int:
         """A switch (argparse's ``store_true``) at ``args[i]``: on, and ``--x=VALUE`` or ``--x true``
@@ -163,3 +176,9 @@ class ArgvWalk:
 
     def finish(self) -> None:
         pass
+
+
+def readable_text(text: str) -> str:
+    """``text`` with its invisible and non-ASCII characters shown as escapes (``\\u200b``), so a
+    message says what the word really holds."""
+    return "".join(ch if ch.isascii() and ch.isprintable() else f"\\u{ord(ch):04x}" for ch in text)

@@ -14,7 +14,9 @@ from functools import lru_cache
 #: tests: much faster than a regular expression over every file of a large tree)
 TRIGGER_NEEDLES = ("replayssm", "REPLAYSSM", "mamba-block-size", "mamba_block_size", "mamba-cache-mode",
                    "mamba_cache_mode", "--config", "api_server", "disable-prefix-caching",
-                   "disable_prefix_caching")
+                   "disable_prefix_caching",
+                   # a misspelt ReplaySSM option is a launch the engine rejects (lookalikes.py)
+                   "use-replay", "use_replay", "linear-replay", "linear_replay")
 
 #: a Python file can start an engine's command line only through one of these
 PROCESS_WORDS = ("subprocess", "system(", "popen(", "Popen", "shlex", "create_subprocess")
@@ -44,12 +46,26 @@ _BYTE_ANCHORS = tuple((anchor.encode(), tuple(n.encode() for n in rest)) for anc
 
 
 def contains_trigger(data: bytes) -> bool:
-    """Whether the raw bytes hold a trigger token (the screen before any decoding)."""
-    return any(anchor in data and (not rest or any(n in data for n in rest)) for anchor, rest in _BYTE_ANCHORS)
+    """Whether the raw bytes hold a trigger token (the screen before any decoding); text that is
+    not ASCII is screened as the ASCII it looks like (``--use‐replayssm`` with a Unicode hyphen)."""
+    if any(anchor in data and (not rest or any(n in data for n in rest)) for anchor, rest in _BYTE_ANCHORS):
+        return True
+    return not data.isascii() and _looks_like_trigger(data.decode("utf-8", "replace"))
 
 
 def has_trigger(text: str, kind: str | None = None) -> bool:
     """Whether ``text`` can hold anything we report (cheap; decides whether to parse)."""
-    if not any(anchor in text and (not rest or any(n in text for n in rest)) for anchor, rest in _TEXT_ANCHORS):
+    if not any(anchor in text and (not rest or any(n in text for n in rest)) for anchor, rest in _TEXT_ANCHORS) \
+            and not (not text.isascii() and _looks_like_trigger(text)):
         return False
     return kind != "python" or any(needle in text for needle in python_launchers())
+
+
+def _looks_like_trigger(text: str) -> bool:
+    """A trigger token written with look-alike or invisible characters (lookalikes.py): such an
+    option is one the engine rejects, which the linter must see to report."""
+    from .lookalikes import plain
+
+    folded = plain(text)
+    return folded != text and any(anchor in folded and (not rest or any(n in folded for n in rest))
+                                  for anchor, rest in _TEXT_ANCHORS)

@@ -86,8 +86,12 @@ def _mentioned_engines(text: str) -> list[str]:
     return [name for name in engines.NAMES if any(p in text for p in engines.get(name).WORDS.programs)]
 
 
+#: a keyword that may be a misspelt ReplaySSM option (``use_replaysm=``): a TypeError to report
+_REPLAY_KEYWORD = r"[a-z_]*replay[a-z_]*"
+
+
 def _keyword_pattern(names: set[str]) -> re.Pattern[str]:
-    alternatives = "|".join(sorted(re.escape(n) for n in names if not n.startswith("-")))
+    alternatives = "|".join([*sorted(re.escape(n) for n in names if not n.startswith("-")), _REPLAY_KEYWORD])
     return re.compile(rf"(?<![.\w])(?:{alternatives})\s*=(?!=)|[\"'](?:{alternatives})[\"']\s*:")
 
 
@@ -168,7 +172,8 @@ def candidate_lines(text: str) -> frozenset[int] | None | bool:
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
             assignments.append(([node.target], node.value))
     found = [call for call in engine_calls
-             if _name(call.func) in classes and any(k.arg is None or k.arg in options for k in call.keywords)]
+             if _name(call.func) in classes
+             and any(k.arg is None or k.arg in options or "replay" in k.arg for k in call.keywords)]
     if process_calls and _mentioned_engines(text):
         vllm_names = _names_built_from_launch_words(assignments)
         found += [call for call in process_calls

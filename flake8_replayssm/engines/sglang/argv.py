@@ -133,6 +133,8 @@ class _Parser(ArgvWalk):
             return self.long_option(args, i)
         if text.startswith("-") and len(text) > 1 and not is_number(text):
             return self.unknown_option(args, i, text, "=" in text)
+        if self.lookalike(word, text.partition("=")[0], self.long_options, (), "SGLang"):
+            return i + 1  # `—enable-linear-replayssm`: dashes that only look like dashes
         self.finding(word.span, "RSM106", (
             f"{text!r} is rejected by SGLang's argument parser (unrecognized arguments: {text}): "
             + ("only the first word after 'sglang serve' can be the model; fix: write --model-path "
@@ -171,6 +173,7 @@ class _Parser(ArgvWalk):
             option = self.know.by_cli[meant]
             self.launch.history.append(Setting(option.name, UNKNOWN, word.span, raw))
             return self.skip_value(args, i, option, value)
+        self.lookalike(word, raw, self.long_options, self.know.replayssm_options, "SGLang")
         return self.unknown_option(args, i, raw, bool(eq))
 
     def abbreviated(self, raw: str) -> Option | None:

@@ -93,6 +93,12 @@ class Knowledge:
     by_cli: Mapping[str, Option]
 
     @property
+    def replayssm_options(self) -> tuple[str, ...]:
+        """The ReplaySSM flags (every release's spellings): a near-miss of one is reported with
+        "did you mean"."""
+        return tuple(flag for flag in self.by_cli if "replayssm" in flag and flag not in self.proposal_names)
+
+    @property
     def newest(self) -> Release:
         return max(self.releases.values(), key=lambda r: r.key)
 

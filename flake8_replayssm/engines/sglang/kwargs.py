@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from ...lookalikes import unexpected_keywords
 from ...model import UNKNOWN, Launch, Setting, Span
 from .knowledge import knowledge
 
@@ -48,6 +49,10 @@ def launch_from_keywords(cls: str, *, label: str, anchor: Span, model: Setting |
         launch.model = Setting("model", model.value, model.span, model.spelling, model.value_span)
     elif unseen:  # the model may be in the part we cannot see
         launch.model = Setting("model", UNKNOWN, anchor, "")
+    fields = {flag[2:].replace("-", "_") for flag in know.long_options} | set(know.options) | set(know.proposal_names)
+    launch.form_findings += unexpected_keywords(keywords, fields,
+                                                [o[2:].replace("-", "_") for o in know.replayssm_options],
+                                                "ServerArgs.__init__()")
     return launch
 
 

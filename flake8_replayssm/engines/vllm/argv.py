@@ -227,6 +227,8 @@ class _Parser(ArgvWalk):
             return self.long_option(args, i)
         if text.startswith("-") and len(text) > 1 and not is_number(text):
             return self.short_option(args, i)
+        if self.lookalike(word, text.partition("=")[0], self.know.long_options, (), "vLLM"):
+            return i + 1  # `—use-replayssm`: dashes that only look like dashes
         self.positional_word(word)
         return i + 1
 
@@ -281,6 +283,7 @@ class _Parser(ArgvWalk):
                 if target is not None and target.kind == "bool":
                     self.set(Setting(target.name, value, word.span, raw))
                     return i + 1
+        self.lookalike(word, raw, self.know.long_options, self.know.replayssm_options, "vLLM")
         return self.unknown_option(args, i, raw, bool(eq))
 
     def abbreviation(self, head: str) -> Any:

@@ -82,6 +82,11 @@ class Knowledge:
     def long_option_set(self) -> frozenset[str]:
         return frozenset(self.long_options)
 
+    @cached_property
+    def replayssm_options(self) -> tuple[str, ...]:
+        """The ReplaySSM flags: a near-miss of one is reported with "did you mean"."""
+        return tuple(o for o in self.long_options if "replayssm" in o)
+
     @property
     def newest(self) -> Release:
         return max(self.releases.values(), key=lambda r: r.key)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ...lookalikes import unexpected_keywords
 from ...model import UNKNOWN, Launch, Setting, Span
 
 
@@ -37,7 +38,15 @@ def launch_from_kwargs(*, label: str, anchor: Span, model: Setting | None,
 
 def launch_from_keywords(cls: str, **keywords: Any) -> Launch:
     """The launch of ``cls(...)`` (``LLM``, ``EngineArgs``, ``AsyncEngineArgs``: the same fields)."""
-    return launch_from_kwargs(**keywords)
+    from .knowledge import knowledge
+
+    launch = launch_from_kwargs(**keywords)
+    know = knowledge()
+    fields = {o[2:].replace("-", "_") for o in know.long_options} | set(know.options)
+    launch.form_findings += unexpected_keywords(keywords["keywords"], fields,
+                                                [o[2:].replace("-", "_") for o in know.replayssm_options],
+                                                "EngineArgs.__init__()")
+    return launch
 
 
 def keyword_options() -> frozenset[str]:
