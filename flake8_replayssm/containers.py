@@ -29,9 +29,10 @@ _VALUE_OPTIONS = frozenset({
 class Container:
     """What ``docker run [OPTIONS] IMAGE`` / ``docker exec [OPTIONS] CONTAINER`` says."""
 
-    def __init__(self, action: str, env: dict[str, Word], env_open: bool, entrypoint: Word | None,
+    def __init__(self, action: str, env: dict[str, Word], env_unseen: list[str], entrypoint: Word | None,
                  image: Word | None, args: list[Word]) -> None:
-        self.action, self.env, self.env_open = action, env, env_open
+        self.action, self.env, self.env_unseen = action, env, env_unseen
+        self.env_open = bool(env_unseen)
         self.entrypoint, self.image, self.args = entrypoint, image, args
 
 
@@ -42,7 +43,7 @@ def read_container(words: Sequence[Word], i: int, env: dict[str, Word]) -> Conta
         return None
     j = i + 2
     box_env: dict[str, Word] = {}
-    env_open = action == "exec"
+    unseen = [f"the running container's environment ({words[i].text} exec)"] if action == "exec" else []
     entrypoint: Word | None = None
     while j < len(words):
         text = words[j].text
@@ -64,11 +65,11 @@ def read_container(words: Sequence[Word], i: int, env: dict[str, Word]) -> Conta
             # `-e NAME`: the caller's value of NAME
             box_env[value] = env.get(value) or Word(None, (value_word or words[j]).span)
         elif flag in ("-e", "--env") and value_word is not None:
-            env_open = True  # `-e "$VAR"`: some variable, unknown which
+            unseen.append(f"{flag} {value_word.label or 'an unseen variable'}")  # `-e "$VAR"`: which one?
         elif flag == "--env-file":
-            env_open = True
+            unseen.append(f"--env-file {value or ''}".rstrip())
         elif flag == "--entrypoint" and value is not None:
             entrypoint = Word(value, (value_word or words[j]).span)
         j += 1
     image = words[j] if j < len(words) else None
-    return Container(action, box_env, env_open, entrypoint, image, list(words[j + 1:]))
+    return Container(action, box_env, unseen, entrypoint, image, list(words[j + 1:]))

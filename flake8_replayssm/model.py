@@ -48,8 +48,8 @@ _STAND_INS = re.compile(r"\$\{__rsm_unknown_\d+\}|__RSMTPL_+")
 
 
 def readable(text: str) -> str:
-    """``text`` as a user wrote it, the frontends' stand-ins shown as ``…``."""
-    return _STAND_INS.sub("…", text)
+    """``text`` as a user wrote it, the frontends' stand-ins (and unknown parts) shown as ``…``."""
+    return _STAND_INS.sub("…", text).replace(UNKNOWN_PART, "…")
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,9 @@ class Launch:
     env_open_ended: bool = False
     #: how each unseen extra argument is written, in order (see above)
     unseen: list[str] = field(default_factory=list)
+    #: where more of the environment may come from than ``env`` shows (``--env-file .env``,
+    #: ``envFrom``, ``ssh``), for messages; set whenever ``env_open_ended`` is
+    env_unseen: list[str] = field(default_factory=list)
     #: launches that are one written launch read with different values of a variable
     #: (``if``/``else``, ``case``, ``a if c else b``) share a group; a code is reported
     #: only if every member of the group has it
@@ -221,6 +224,14 @@ class Entry:
     label: str = ""
     #: more of the environment may be set than ``env`` shows (a wrapper's env file, ``ssh``)
     env_open_ended: bool = False
+    #: how those unseen sources are written, for messages (``--env-file .env``, ``ssh``)
+    env_unseen: list[str] = field(default_factory=list)
+
+    def unseen_env(self, label: str) -> None:
+        """Record a source of environment variables the file does not show."""
+        self.env_open_ended = True
+        if label not in self.env_unseen:
+            self.env_unseen.append(label)
 
 
 @dataclass
@@ -248,3 +259,5 @@ class Command:
     #: files the same script writes before the command (a here-document): path -> (text, a
     #: function moving a span of that text to where it is written), for ``--config PATH``
     files: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    #: how the unseen environment sources are written, when the frontend knows (``envFrom``)
+    env_unseen: list[str] = field(default_factory=list)

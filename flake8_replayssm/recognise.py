@@ -37,17 +37,14 @@ def find_entry(words: Sequence[Word], env: dict[str, Word]) -> Entry | None:
     ``VAR=value`` words set the environment; ``docker``/``podman run`` starts an image.
     """
     env = dict(env)
-    env_open = False
+    env_unseen: list[str] = []
     i = 0
     while i < len(words):
         text = words[i].text
         unseen = engines.unseen_program(words[i], words[i + 1] if i + 1 < len(words) else None) \
             if text is None else None
         if unseen is not None:
-            entry = unseen.program_entry(words, i, env)
-            if entry is not None and env_open:
-                entry.env_open_ended = True
-            return entry
+            return _with_unseen_env(unseen.program_entry(words, i, env), env_unseen)
         if text is None and words[i].splat and i + 1 < len(words):
             i += 1  # `$PROFILER vllm serve ...`: an unseen wrapper, judged as written
             continue
@@ -73,16 +70,23 @@ def find_entry(words: Sequence[Word], env: dict[str, Word]) -> Entry | None:
                 behind = _behind_unknown_program(words, i, name)
                 if behind is None:
                     return None
-                i, env_open = behind, True  # what that program gives the command is not shown
+                i = behind
+                env_unseen.append(f"the environment {name} gives")  # what that program passes is not shown
                 continue
             change = WrapperEnv(wrapper, env)
             i = after_wrapper(words, i, wrapper, change, starts_command)
-            env, env_open = change.env, env_open or change.open
+            env = change.env
+            env_unseen += change.unseen
             continue
-        if entry is not None and env_open:
-            entry.env_open_ended = True
-        return entry
+        return _with_unseen_env(entry, env_unseen)
     return None
+
+
+def _with_unseen_env(entry: Entry | None, labels: list[str]) -> Entry | None:
+    """``entry``, run in an environment that the sources ``labels`` may add variables to."""
+    for label in labels if entry is not None else ():
+        entry.unseen_env(label)
+    return entry
 
 
 def _runs_subcommand(words: Sequence[Word], i: int, subcommands: frozenset[str]) -> bool:
@@ -178,7 +182,8 @@ def _container_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Ent
         entry = found
         if role is not None:
             entry.image = image.text
-    entry.env_open_ended = entry.env_open_ended or box.env_open
+    for label in box.env_unseen:
+        entry.unseen_env(label)
     return entry
 
 
@@ -189,9 +194,10 @@ class Elsewhere:
     variables), so what the caller's file does not show is still open.
     """
 
-    def __init__(self, env: dict[str, Word], open_ended: bool, image: str | None = None,
+    def __init__(self, env: dict[str, Word], unseen: list[str], image: str | None = None,
                  inherits: bool = False) -> None:
-        self.env, self.open_ended, self.image, self.inherits = env, open_ended, image, inherits
+        self.env, self.unseen, self.image, self.inherits = env, unseen, image, inherits
+        self.open_ended = bool(unseen)
 
 
 def elsewhere(words: Sequence[Word], env: dict[str, Word]) -> Elsewhere | None:
@@ -204,7 +210,8 @@ def elsewhere(words: Sequence[Word], env: dict[str, Word]) -> Elsewhere | None:
     environment as it is (``nohup``, ``srun``, ``apptainer exec``).
     """
     env = dict(env)
-    env_open = changed = cleaned = False
+    env_unseen: list[str] = []
+    changed = cleaned = False
     known = wrappers()
     i = 0
     while i < len(words):
@@ -213,23 +220,24 @@ def elsewhere(words: Sequence[Word], env: dict[str, Word]) -> Elsewhere | None:
         if name in CONTAINER_RUNTIMES:
             box = read_container(words, i, env)
             if box is None:
-                return Elsewhere({}, True)
+                return Elsewhere({}, [f"the environment {name} gives"])
             image = box.image.text if box.image is not None and box.action != "exec" else None
-            return Elsewhere(box.env, box.env_open, image if engines.image_role(image) is not None else None)
+            return Elsewhere(box.env, box.env_unseen, image if engines.image_role(image) is not None else None)
         wrapper = known.get(name)
         if wrapper is not None and wrapper.env == "unknown":
-            return Elsewhere({}, True)
+            return Elsewhere({}, [f"the environment {name} gives"])
         if wrapper is not None:
             change = WrapperEnv(wrapper, env)
             i = after_wrapper(words, i, wrapper, change, starts_command)
-            env, env_open = change.env, env_open or change.open
+            env = change.env
+            env_unseen += change.unseen
             changed, cleaned = changed or change.changed, cleaned or change.cleaned
             continue
         if changed and text is not None and ENV_ASSIGNMENT.match(text):  # `env -i A=1 bash -c ...`
             key, _, value = text.partition("=")
             env[key] = Word(None if UNKNOWN_PART in value else value, words[i].span)
         i += 1
-    return Elsewhere(env, env_open, inherits=not cleaned) if changed else None
+    return Elsewhere(env, env_unseen, inherits=not cleaned) if changed else None
 
 
 def launch_from_command(command: Command, *, read_config: ConfigReader | None = None) -> Launch | None:
@@ -254,7 +262,10 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
     reader = read_config or (config_files.reader_with_files(command.files) if command.files
                              else config_files.read_config_file)
     launch = engines.get(entry.engine).launch_from_entry(entry, command.base_dir, reader)
-    launch.env_open_ended = command.env_open_ended or entry.env_open_ended
+    launch.env_unseen = list(dict.fromkeys(
+        command.env_unseen + (["an environment the file does not show"]
+                              if command.env_open_ended and not command.env_unseen else []) + entry.env_unseen))
+    launch.env_open_ended = bool(launch.env_unseen)
     launch.group = command.group
     return launch
 

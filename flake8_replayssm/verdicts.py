@@ -9,10 +9,10 @@ finding carries when it holds only if the unseen extra arguments add nothing
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterable
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable
 
-from .model import Finding, Launch
+from .model import Finding, Launch, readable
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,28 @@ def unseen_note(launch: Launch, what: str = "ReplaySSM option") -> str:
     """What a finding assumes of the launch's unseen extra arguments (``"$@"``, ``**kwargs``)."""
     verb = "add" if len(launch.unseen) > 1 else "adds"
     return f"assuming {' and '.join(launch.unseen)} {verb} no {what}"
+
+
+def unseen_env_note(launch: Launch, variables: str) -> str:
+    """What a finding assumes of the environment sources the file does not show (an env
+    file, ``envFrom``, ``ssh``): that they set none of ``variables``."""
+    labels = [readable(label) for label in launch.env_unseen] or ["an environment the file does not show"]
+    verb = "set" if len(labels) > 1 else "sets"
+    return f"assuming {' and '.join(labels)} {verb} no {variables}"
+
+
+def closed_environment(launch: Launch, judge: Callable[[Launch], list[Finding]], variables: str,
+                       strict: bool) -> list[Finding]:
+    """``judge(launch)``'s findings under DESIGN.md's reading of unseen environments: like unseen
+    extra arguments, they are assumed to set no variable that changes the verdict, and a finding
+    that holds only because of that says so.  ``strict`` (``extra-args = "open"``) reads them as
+    able to set anything: no finding depends on them then."""
+    if not launch.env_open_ended or strict:
+        return judge(launch)
+    as_open = {f.code for f in judge(launch)}
+    note = unseen_env_note(launch, variables)
+    return [f if f.code in as_open else replace(f, message=with_note(f.message, note))
+            for f in judge(replace(launch, env_open_ended=False))]
 
 
 def with_note(message: str, note: str) -> str:

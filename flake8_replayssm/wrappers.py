@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from .data_files import read_data
-from .model import UNKNOWN_PART, Word
+from .model import UNKNOWN_PART, Word, readable
 
 ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -65,21 +65,26 @@ class WrapperEnv:
         self.caller = caller
         self.env: dict[str, Word] = {} if wrapper.env in ("reset", "unknown") else dict(caller)
         self.open = wrapper.env == "unknown"
+        #: how the sources of unseen variables are written (for messages)
+        self.unseen: list[str] = [f"the environment {wrapper.name} gives"] if self.open else []
+        self.written: str | None = None
         self.changed = wrapper.env != "inherit"
         self.cleaned = wrapper.env != "inherit"
 
     def option(self, kind: str, value: Word | None, at: Word) -> None:
         """Apply one environment option (``value``: its value word, None for a flag)."""
         self.changed = True
+        self.written = at.text if value is None or value is at or "=" in (at.text or "") \
+            else f"{at.text} {value.text}"  # how the option is written, for messages
         text = value.text if value is not None else None
         if kind == "clean":
             self.env, self.cleaned = {}, True
         elif kind == "keep":
             self.keep(text, at)
         elif kind in _ENV_VALUE_KINDS and (text is None or kind == "unknown"):
-            self.open = True  # `--env-file F`, `--export=$X`: anything may be set
+            self.see_not(self.written or "")  # `--env-file F`, `--export=$X`: anything may be set
         elif kind == "unset" and UNKNOWN_PART in (text or ""):
-            self.open = True
+            self.see_not(self.written or "")
         elif kind == "unset":
             self.env.pop(text or "", None)
         elif kind == "slurm-export":
@@ -92,7 +97,8 @@ class WrapperEnv:
         """``NAME=VALUE`` sets NAME; ``NAME`` alone passes the caller's NAME."""
         name, eq, val = item.partition("=")
         if not _NAME.fullmatch(name):
-            self.open = self.open or UNKNOWN_PART in name  # `-x $NAME=1`: some variable
+            if UNKNOWN_PART in name:  # `-x $NAME=1`: some variable
+                self.see_not(self.written or where.text or "")
             return
         if eq:
             self.env[name] = Word(None if UNKNOWN_PART in val else val, where.span)
@@ -119,9 +125,17 @@ class WrapperEnv:
             if name in self.caller:
                 self.env[name] = self.caller[name]
 
-    def unseen_word(self) -> None:
+    def unseen_word(self, word: Word) -> None:
         """A word the file does not show where the wrapper reads assignments (``env $VARS``)."""
-        self.changed = self.open = True
+        self.changed = True
+        self.see_not(word.label or "an assignment the file does not show")
+
+    def see_not(self, label: str) -> None:
+        """Some variable may be set that the file does not show; ``label`` says where."""
+        label = readable(label) or "an assignment the file does not show"
+        self.open = True
+        if label not in self.unseen:
+            self.unseen.append(label)
 
 
 def after_wrapper(words: Sequence[Word], i: int, wrapper: Wrapper, change: WrapperEnv,
@@ -139,7 +153,7 @@ def after_wrapper(words: Sequence[Word], i: int, wrapper: Wrapper, change: Wrapp
         if text is None and starts_command(words, j):
             return j
         if text is None and wrapper.env_words:
-            change.unseen_word()
+            change.unseen_word(words[j])
         if text is None or text == "--":
             j += 1
             continue

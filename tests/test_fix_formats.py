@@ -277,9 +277,12 @@ def test_yaml_shared_nodes_are_left_alone():
 
 
 def test_yaml_env_from_is_left_alone():
+    """The runner may come from the config map: the finding assumes it does not (DESIGN.md), but
+    a fix that pins the runner next to it could contradict what the config map says."""
     text = (K8S_HEAD + "  - name: a\n    image: vllm/vllm-openai:v0.33.0\n    envFrom: [{configMapRef: {name: x}}]\n"
             f'    args: ["--model", "{M}", "--use-replayssm"]\n')
-    assert findings(text, "0.33.0", "yaml") == []  # the runner comes from the config map: unknown
+    assert findings(text, "0.33.0", "yaml") == [("10", "RSM008")]
+    assert fixed(text, "0.33.0", "yaml") == text
 
 
 def test_yaml_exec_form_is_never_given_a_shell_prefix():

@@ -268,6 +268,13 @@ _LAUNCH = f'LLM(model="{NANO}", use_replayssm=True)'
     f'with mock.patch.dict(os.environ, {{"VLLM_USE_V2_MODEL_RUNNER": "0"}}):\n    {_LAUNCH}\n',
     f'import os\nfrom unittest.mock import patch\nfrom vllm import LLM\n'
     f'@patch.dict("os.environ", {{"VLLM_USE_V2_MODEL_RUNNER": "0"}})\ndef test_launch():\n    {_LAUNCH}\n',
+    f'import os\nfrom vllm import LLM\nos.putenv("VLLM_USE_V2_MODEL_RUNNER", "0")\n{_LAUNCH}\n',
+])
+def test_an_environment_written_out_of_line_is_not_asserted_unset(src):
+    assert found(src) == []
+
+
+@pytest.mark.parametrize("src", [
     f'import os\nfrom unittest import mock\nfrom vllm import LLM\n'
     f'with mock.patch.dict(os.environ, ENV):\n    {_LAUNCH}\n',
     # read from a file the linter does not lint
@@ -275,10 +282,14 @@ _LAUNCH = f'LLM(model="{NANO}", use_replayssm=True)'
     f'import os\nfrom dotenv import dotenv_values\nfrom vllm import LLM\n'
     f'os.environ.update(dotenv_values())\n{_LAUNCH}\n',
     f'import os\nfrom vllm import LLM\nos.environ.update(load_settings())\n{_LAUNCH}\n',
-    f'import os\nfrom vllm import LLM\nos.putenv("VLLM_USE_V2_MODEL_RUNNER", "0")\n{_LAUNCH}\n',
 ])
-def test_an_environment_written_out_of_line_is_not_asserted_unset(src):
-    assert found(src) == []
+def test_an_environment_the_file_does_not_show_is_assumed_to_set_nothing(src):
+    """DESIGN.md: an unseen environment is read like unseen extra arguments; the finding says so,
+    and the strict reading (extra-args = "open") reports nothing that rests on it."""
+    reported = check_source(src, "python", config=LintConfig(vllm_version="0.33.0"))
+    assert [f.code for f in reported] == ["RSM008"]
+    assert "sets no VLLM_USE_V2_MODEL_RUNNER)" in reported[0].message
+    assert strict(src) == []
 
 
 def test_environment_writes_count_only_where_they_can_run_before_the_launch():
@@ -301,7 +312,9 @@ def test_environment_writes_count_only_where_they_can_run_before_the_launch():
 def test_a_command_inherits_an_environment_read_from_a_dotenv_file():
     src = f'import subprocess\nsubprocess.run(["vllm", "serve", "{NANO}", "--use-replayssm"])\n'
     assert [c for _, _, c in found(src)] == ["RSM008"]
-    assert found("from dotenv import load_dotenv\nload_dotenv()\n" + src) == []
+    dotenv = "from dotenv import load_dotenv\nload_dotenv()\n" + src
+    assert [c for _, _, c in found(dotenv)] == ["RSM008"]  # assumed to set nothing, and said so
+    assert strict(dotenv) == []
 
 
 # -- dicts changed in place before **cfg (review item 3) --------------------------------------

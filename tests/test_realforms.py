@@ -229,8 +229,11 @@ def test_entrypoint_bash_of_a_vllm_image_runs_the_script_with_the_image_release(
     f"docker exec -it vllm-ctr vllm serve {FALCON} --use-replayssm\n",
 ])
 def test_another_host_or_a_running_container_has_an_environment_the_file_does_not_show(script):
-    # the architecture alone decides RSM001; the runner (RSM008) depends on an environment not shown
-    assert found(script) == [(1, "RSM001")]
+    # the architecture alone decides RSM001; the runner (RSM008) depends on an environment not shown,
+    # which is assumed to set nothing (DESIGN.md), as the finding says
+    assert found(script) == [(1, "RSM001"), (1, "RSM008")]
+    assert "sets no VLLM_USE_V2_MODEL_RUNNER)" in messages(script)["RSM008"]
+    assert found(script, extra_args="open") == [(1, "RSM001")]
 
 
 # -- Python ----------------------------------------------------------------------------------
@@ -354,9 +357,13 @@ def test_helm_template_actions_are_unknown_values_not_a_parse_failure():
               env:
                 {{- toYaml .Values.env | nindent 16 }}
     """
-    assert found(manifest, "yaml") == []  # the chart writes env: (VLLM_USE_V2_MODEL_RUNNER may be there)
+    # the chart writes env: VLLM_USE_V2_MODEL_RUNNER may be there, which the finding says it assumed not
+    assert found(manifest, "yaml") == [(14, "RSM008")]
+    assert "sets no VLLM_USE_V2_MODEL_RUNNER)" in messages(manifest, "yaml")["RSM008"]
+    assert found(manifest, "yaml", extra_args="open") == []
     with_model = manifest.replace("- {{ .Values.model }}", f"- {FALCON}")
-    assert [code for _, code in found(with_model, "yaml")] == ["RSM001"]
+    assert [code for _, code in found(with_model, "yaml")] == ["RSM001", "RSM008"]
+    assert found(with_model, "yaml", extra_args="open") == []  # {{ range .Values.extraArgs }}: anything
     literal_env = with_model.replace("{{- toYaml .Values.env | nindent 16 }}", "- {name: A, value: b}")
     assert [code for _, code in found(literal_env, "yaml")] == ["RSM001", "RSM008"]
     assert "assuming {{ . | quote }} adds no ReplaySSM option" in messages(literal_env, "yaml")["RSM008"]
@@ -941,8 +948,10 @@ def test_helm_template_lines_in_a_container_make_its_environment_or_arguments_un
                 + "".join(f"        {line}\n" for line in container))
 
     args = f'args: ["--model", "{NANO}", "--use-replayssm"]'
-    assert found(chart('{{- include "chart.env" . | nindent 8 }}', args), "yaml") == []  # may write env:
-    assert found(chart("env:", "  {{- toYaml .Values.env | nindent 10 }}", args), "yaml") == []
+    for unseen_env in (chart('{{- include "chart.env" . | nindent 8 }}', args),  # may write env:
+                       chart("env:", "  {{- toYaml .Values.env | nindent 10 }}", args)):
+        assert "sets no VLLM_USE_V2_MODEL_RUNNER)" in messages(unseen_env, "yaml")["RSM008"]
+        assert found(unseen_env, "yaml", extra_args="open") == []
     resources = ("resources:", "  {{- toYaml .Values.r | nindent 10 }}")
     assert found(chart(*resources, args), "yaml") == [(11, "RSM008")]  # resources: writes no environment
     flow = args.replace('"--use-replayssm"]', '"--use-replayssm", {{ .Values.args }}]')
@@ -969,9 +978,11 @@ def test_github_env_written_by_an_earlier_step_is_the_later_steps_environment(wr
             "".join(f"      - run: {step}\n" for step in steps)
 
     launch = f"vllm serve {NANO} --use-replayssm"
-    assert found(workflow(write, launch), "yaml") == []
     literal = "${V}" not in write and "cat" not in write
-    assert found(workflow(write.replace("=0", "=1"), launch), "yaml") == ([(7, "RSM008")] if literal else [])
+    # a file or a name the linter cannot read: assumed to set nothing, as the finding says
+    assert found(workflow(write, launch), "yaml") == ([] if literal else [(7, "RSM008")])
+    assert found(workflow(write, launch), "yaml", extra_args="open") == []
+    assert found(workflow(write.replace("=0", "=1"), launch), "yaml") == [(7, "RSM008")]
     assert found(workflow(launch, write), "yaml") == [(6, "RSM008")]  # only later steps get it
 
 
@@ -1051,11 +1062,6 @@ V1 = "VLLM_USE_V2_MODEL_RUNNER=0"
     (f"nsys profile --env-var={V1} vllm serve {NANO} --use-replayssm", []),
     (f"enroot start -e {V1} img vllm serve {NANO} --use-replayssm", []),
     (f'srun --export=ALL,{V1} bash -c "vllm serve {NANO} --use-replayssm"', []),
-    # an environment the file does not show: no claim that the variable is unset
-    (f"uv run --env-file .env vllm serve {NANO} --use-replayssm", []),
-    (f"apptainer exec --env-file runner.env img.sif vllm serve {NANO} --use-replayssm", []),
-    (f"env $RUNNER_ENV vllm serve {NANO} --use-replayssm", []),
-    (f"srun --export=$SLURM_EXPORTS vllm serve {NANO} --use-replayssm", []),
     # the wrapper drops the caller's environment: the variable the script set does not reach vLLM
     (f"export {V1}\nsrun --export=NONE vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
     (f"export {V1}\nsrun --export=B=1 vllm serve {NANO} --use-replayssm", [(2, "RSM008")]),
@@ -1076,6 +1082,22 @@ V1 = "VLLM_USE_V2_MODEL_RUNNER=0"
 ])
 def test_wrapper_options_set_the_launch_environment(launch, expected):
     assert found(launch) == expected
+
+
+@pytest.mark.parametrize("launch, source", [
+    (f"uv run --env-file .env vllm serve {NANO} --use-replayssm", "--env-file .env"),
+    (f"apptainer exec --env-file runner.env img.sif vllm serve {NANO} --use-replayssm", "--env-file runner.env"),
+    (f"env $RUNNER_ENV vllm serve {NANO} --use-replayssm", "$RUNNER_ENV"),
+    (f"srun --export=$SLURM_EXPORTS vllm serve {NANO} --use-replayssm", "--export="),
+    (f"ray job submit -- vllm serve {NANO} --use-replayssm", "the environment ray gives"),
+])
+def test_an_environment_the_file_does_not_show_is_assumed_to_set_nothing(launch, source):
+    """DESIGN.md: unseen environments are read like unseen extra arguments: assumed not to set
+    a variable that changes the verdict, and the finding names what it assumed."""
+    assert found(launch) == [(1, "RSM008")]
+    note = messages(launch)["RSM008"]
+    assert source in note and "sets no VLLM_USE_V2_MODEL_RUNNER)" in note
+    assert found(launch, extra_args="open") == []
 
 
 def test_an_sbatch_export_directive_sets_the_whole_script_environment():

@@ -47,8 +47,8 @@ class _ShellPart:
     first_line: int  # 1-based line in the cell of the text's first line
     env: dict[str, Word] = field(default_factory=dict)  # %env / os.environ set before it
     source: str = ""  # the whole cell
-    #: variables an earlier cell of a shell kernel may have set (its shell lives on)
-    env_open_ended: bool = False
+    #: files an earlier cell of a shell kernel sourced (its shell lives on): variables unseen
+    env_unseen: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -90,17 +90,24 @@ def _runs_shell(text: str) -> bool:
 def _shell_kernel_scan(text: str) -> _Scan:
     """A shell kernel's notebook: each code cell is a script (its ``!`` would be a shell's ``!``)."""
     scan = _Scan()
-    assigned = False
+    maybe: dict[str, Word] = {}  # variables earlier cells set: set or not, as the cells ran
+    sourced: list[str] = []
     for index, cell in enumerate(_cells(text)):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             source = source_of(cell)
-            scan.parts.append(_ShellPart(index, source, 1, {}, source, env_open_ended=assigned))
-            assigned = assigned or bool(_SHELL_ASSIGNMENT.search(source))
+            scan.parts.append(_ShellPart(index, source, 1, dict(maybe), source, env_unseen=list(sourced)))
+            for match in _SHELL_ASSIGNMENT.finditer(source):
+                if match.group("name"):
+                    maybe[match.group("name")] = Word(None, Span(1, 0, 1, 0, cell=index))
+                elif match.group("sourced") and match.group("sourced") not in sourced:
+                    sourced.append(match.group("sourced"))
     return scan
 
 
 #: a shell line that sets a variable a later cell's commands may run with
-_SHELL_ASSIGNMENT = re.compile(r"^\s*(?:export|declare|typeset|source|\.)\s|^\s*[A-Za-z_][A-Za-z0-9_]*=", re.M)
+_SHELL_ASSIGNMENT = re.compile(
+    r"^[ \t]*(?:(?:export|declare|typeset)[ \t]+(?:-[a-z]+[ \t]+)*)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)="
+    r"|^[ \t]*(?P<sourced>(?:source|\.)[ \t]+\S+)", re.M)
 
 
 def source_of(cell: Any) -> str:
@@ -234,8 +241,11 @@ def commands_in_notebook(text: str, *, path: str | None = None,
             fallback = Span(part.first_line, 0, part.first_line, 0, cell=part.cell)
             place = placer(part.text, chars, lines, fallback, cell=part.cell)
             for command in doc_shell_commands(part.text, place, dict(part.env), base_dir):
-                out.append(merge_context(command, env=part.env, env_open_ended=part.env_open_ended,
-                                         base_dir=base_dir))
+                merged = merge_context(command, env=part.env, base_dir=base_dir)
+                for label in part.env_unseen:
+                    merged.env_open_ended = True
+                    merged.env_unseen.append(label)
+                out.append(merged)
         except Exception as exc:  # this cell part is not checked; the others are
             frontend_failed(Span(part.first_line, 0, part.first_line, 0, cell=part.cell), "notebook", exc)
     return out

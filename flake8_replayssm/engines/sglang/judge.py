@@ -13,11 +13,15 @@ from typing import Mapping
 
 from ...config import LintConfig
 from ...model import Finding, Launch, Setting
-from ...verdicts import Verdict, one_per_code, unseen_note, with_note
+from ...verdicts import Verdict, closed_environment, one_per_code, unseen_note, with_note
 from . import form
 from .checks import ModelVerdict, model_verdict, run_checks, unresolved_model_finding
 from .knowledge import Knowledge, Release, knowledge
 from .target import resolve_target
+
+
+#: the environment variables SGLang's checks read (resolve.py): what an unseen environment could set
+ENVIRONMENT = "SGLANG_RAGGED_VERIFY_MODE"
 
 
 def judge(launch: Launch, config: LintConfig) -> Verdict:
@@ -31,7 +35,8 @@ def judge(launch: Launch, config: LintConfig) -> Verdict:
     options = {name: setting for name, setting in launch.options.items()
                if form.accepted(setting, launch, release, know)}
     found: list[Finding] = []
-    checks = run_checks(launch, options, release, config.gpu, verdict, know)
+    checks = closed_environment(launch, lambda it: run_checks(it, options, release, config.gpu, verdict, know),
+                                ENVIRONMENT, strict=config.extra_args == "open")
     if reading == "closed":
         checks = _say_what_was_assumed(checks, launch, options, release, config, verdict, know)
     found += checks

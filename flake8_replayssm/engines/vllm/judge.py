@@ -11,11 +11,15 @@ from dataclasses import replace
 
 from ...config import LintConfig
 from ...model import Finding, Launch
-from ...verdicts import Verdict, one_per_code, unseen_note, with_note
+from ...verdicts import Verdict, closed_environment, one_per_code, unseen_note, with_note
 from .checks import model_verdict, run_checks, unresolved_model_finding
 from .form import before_first_release_findings, form_findings, value_findings
 from .knowledge import Knowledge, Release, knowledge
 from .target import resolve_target
+
+
+#: the environment variables vLLM's checks read (resolve.py): what an unseen environment could set
+ENVIRONMENT = "VLLM_USE_V2_MODEL_RUNNER"
 
 
 def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> Verdict:
@@ -35,7 +39,9 @@ def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> 
         # `--hf-overrides`, a later `--mamba-backend`): the strict reading reports none, and
         # the default reading says, on each one, what it assumed
         if reading != "open":
-            checks = run_checks(launch, release, launch.platform_hint or config.platform, verdict, know)
+            platform = launch.platform_hint or config.platform
+            checks = closed_environment(launch, lambda it: run_checks(it, release, platform, verdict, know),
+                                        ENVIRONMENT, strict=config.extra_args == "open")
             found += _say_what_was_assumed(checks, launch, release) if reading == "closed" else checks
         found += form_findings(launch, release)
         found += value_findings(launch, know)
