@@ -1,0 +1,327 @@
+"""What a command string or an argv list written in Python evaluates to, word by word.
+
+A command line in Python is a string (``"vllm serve " + MODEL``, an f-string,
+``" ".join(argv)``, ``shlex.join(argv)``) or a list of words (``["vllm", "serve", *extra]``,
+``shlex.split(cmd)``, ``cmd.split()``), built up by ``+``, ``+=``, ``.append``,
+``.insert``, slices.  :class:`CommandText` reads strings into :class:`PlacedText`
+(each character where it is written, unknown parts as placeholders) and lists into
+words (:class:`Word`), following names through :mod:`.scopes` and scalar elements through
+:mod:`.values`.  Both are remembered per node within a reading, and bounded: a string
+past ``MAX_TEXT`` characters or a list past ``MAX_WORDS`` words is not followed, and
+said so (RSM900).
+"""
+
+from __future__ import annotations
+
+import ast
+import shlex
+
+from ...model import UNKNOWN, UNKNOWN_PART, Word
+from .collect import Mutation, Scope, dotted, literal_str
+from .readings import Reading
+from .scopes import Bindings
+from .source import PLACEHOLDER, PlacedText, Source, advance, fstring_pieces, shlex_words, string_literals, \
+    unmasked_word
+from .values import Values
+
+#: a command string or argv list past this is not followed (`a2 = a1 + a1` doubling)
+MAX_TEXT = 65_536
+MAX_WORDS = 4_096
+
+
+class CommandText:
+    """Command strings as placed text, argv lists as words, in the reading under way."""
+
+    def __init__(self, source: Source, values: Values, bindings: Bindings, reading: Reading) -> None:
+        self.source = source
+        self.values = values
+        self.imports = values.imports
+        self.bindings = bindings
+        self.reading = reading
+
+    def not_followed(self, node: ast.AST, why: str) -> None:
+        self.reading.not_followed(self.source.where(node), why)
+
+    def unseen_words(self, node: ast.AST) -> Word:
+        """Extra arguments the linter cannot see, written at ``node``."""
+        return Word(None, self.source.where(node), splat=True, label=self.source.code(node))
+
+    # strings ----------------------------------------------------------------
+    def text_of(self, node: ast.expr, scope: Scope, holes: list[int]) -> PlacedText | None:
+        """The characters of a (possibly concatenated, possibly f-) string, with positions
+        (remembered per node within a reading; None past MAX_TEXT characters)."""
+        memo = self.reading.memo
+        key = ("text", id(node), id(scope))
+        if key in memo:
+            return memo[key]  # type: ignore[no-any-return]
+        memo[key] = None
+        found = None
+        too_long = self.written_too_long(node, scope)
+        if not too_long:
+            found = self._text_of(node, scope, holes)
+            too_long = found is not None and len(found.text) > MAX_TEXT
+        if too_long:
+            self.not_followed(node, f"a command string longer than {MAX_TEXT} characters")
+            found = None
+        memo[key] = found
+        return found
+
+    def written_too_long(self, node: ast.expr, scope: Scope) -> bool:
+        """A string literal (or f-string) written longer than MAX_TEXT characters: the bound
+        is applied before its characters are placed, not after."""
+        target = self.bindings.resolve(node, scope)
+        if isinstance(target, ast.Constant):
+            return isinstance(target.value, str) and len(target.value) > MAX_TEXT
+        if isinstance(target, ast.JoinedStr) and hasattr(target, "lineno"):
+            span = self.source.span(target)
+            return self.source.offset(span.end_line, span.end_col) - self.source.offset(span.line, span.col) > MAX_TEXT
+        return False
+
+    def _text_of(self, node: ast.expr, scope: Scope, holes: list[int]) -> PlacedText | None:
+        if isinstance(node, ast.Name):  # the value it was given, then `+=` since
+            bound = self.bindings.binding(node, scope)
+            text = self.text_of(bound[0].value, scope, holes) if bound is not None else None
+            if bound is None or text is None:
+                return None
+            changes = self.bindings.changes(node.id, scope, bound[1], bound[0].line)
+            return self.changed_text(text, changes, scope, holes)
+        target = self.bindings.resolve(node, scope)
+        if target is None:
+            return None
+        if isinstance(target, ast.BinOp) and isinstance(target.op, ast.Add):
+            left = self.text_of(target.left, scope, holes)
+            right = self.text_of(target.right, scope, holes)
+            if left is None or right is None:
+                return None
+            return PlacedText(left.text + right.text, left.positions + right.positions)
+        if isinstance(target, ast.Call) and len(target.args) == 1 and not target.keywords and (
+                isinstance(target.func, ast.Attribute) and target.func.attr == "join"
+                and literal_str(target.func.value) == " " or self.imports.process_name(target.func) == "shlex.join"):
+            return self.joined_words(target.args[0], scope, holes)  # " ".join(argv), shlex.join(argv)
+        if isinstance(target, ast.Constant) and isinstance(target.value, str):
+            return self.literal_text(target)
+        if isinstance(target, ast.JoinedStr):
+            return self.fstring_text(target, scope, holes)
+        return None
+
+    def changed_text(self, text: PlacedText, changes: list[tuple[Mutation, bool]], scope: Scope,
+                     holes: list[int]) -> PlacedText:
+        """A command string after ``cmd += " --flag"``; what a change adds that is not known
+        (or not known to run) is an unseen part of the command."""
+        for change, known in changes:
+            added = self.text_of(change.args[0], scope, holes) if known and change.op == "extend" else None
+            if added is None:
+                span = self.source.where(change.node)
+                holes.append(len(holes))
+                added = PlacedText()
+                added.add(f" {PLACEHOLDER}{len(holes)}", span.line, span.col, exact=False)
+            text = PlacedText(text.text + added.text, text.positions + added.positions)
+        return text
+
+    def literal_text(self, node: ast.Constant) -> PlacedText:
+        """A string constant, each character where it is written (a character written with an
+        escape, or in a literal that cannot be read back, stands on its literal)."""
+        out = PlacedText()
+        literals = string_literals(self.source, node) if hasattr(node, "lineno") else None
+        value = node.value
+        if literals is None or any("f" in lit.prefix.lower() for lit in literals):
+            span = self.source.where(node)
+            out.add(value, span.line, span.col, exact=False)
+            return out
+        for lit in literals:
+            try:
+                part = ast.literal_eval(lit.prefix + lit.quote + lit.body + lit.quote)
+            except (ValueError, SyntaxError):
+                part = lit.body
+            out.add(part, lit.line, lit.col, exact=part == lit.body)
+        if out.text != value:  # not what Python read: place the whole value on the node
+            out = PlacedText()
+            span = self.source.where(node)
+            out.add(value, span.line, span.col, exact=False)
+        return out
+
+    def fstring_text(self, node: ast.JoinedStr, scope: Scope, holes: list[int]) -> PlacedText | None:
+        """An f-string (or a concatenation with one): literal parts placed where they are
+        written, a ``{field}`` is its value when it is a same-file constant, else a hole."""
+        literals = string_literals(self.source, node) if hasattr(node, "lineno") else None
+        fields = iter([v for v in node.values if isinstance(v, ast.FormattedValue)])
+        out = PlacedText()
+        if literals is None:
+            return None
+        for lit in literals:
+            if "f" not in lit.prefix.lower():
+                try:
+                    part = ast.literal_eval(lit.prefix + lit.quote + lit.body + lit.quote)
+                except (ValueError, SyntaxError):
+                    return None
+                out.add(part, lit.line, lit.col, exact=part == lit.body)
+                continue
+            pieces = fstring_pieces(lit.body)
+            if pieces is None:
+                return None
+            for kind, start, end in pieces:
+                line, col = advance(lit.line, lit.col, lit.body[:start])
+                raw = lit.body[start:end]
+                if kind == "text":
+                    try:
+                        value = ast.literal_eval(lit.prefix.lower().replace("f", "") + '"""'
+                                                 + raw.replace('"', '\\"') + '"""') if "\\" in raw else raw
+                    except (ValueError, SyntaxError):
+                        value = raw
+                    value = value.replace("{{", "{").replace("}}", "}")
+                    out.add(value, line, col, exact=value == raw)
+                    continue
+                piece = next(fields, None)
+                if piece is None:
+                    return None
+                known = self.values.value(piece.value, scope) \
+                    if piece.format_spec is None and piece.conversion == -1 else UNKNOWN
+                if isinstance(known, str):  # f"{MODEL}" with MODEL a same-file constant
+                    out.add(known, line, col, exact=False)
+                    continue
+                holes.append(len(holes))
+                out.add(f"{PLACEHOLDER}{len(holes)}", line, col, exact=False)
+        return out
+
+    def joined_words(self, node: ast.expr, scope: Scope, holes: list[int]) -> PlacedText | None:
+        """``" ".join(argv)`` as a command string; words keep their own positions."""
+        words = self.sequence_words(node, scope, set())
+        if not words or any(w.splat for w in words):
+            return None
+        out = PlacedText()
+        for index, word in enumerate(words):
+            if index:
+                out.add(" ", word.span.line, word.span.col, exact=False)
+            if word.text is None:
+                holes.append(len(holes))
+                out.add(f"{PLACEHOLDER}{len(holes)}", word.span.line, word.span.col, exact=False)
+            else:
+                quoted = shlex.quote(word.text.replace(UNKNOWN_PART, PLACEHOLDER))
+                out.add(quoted, word.span.line, word.span.col, exact=False)
+        return out
+
+    # argv lists -------------------------------------------------------------
+    def split_words(self, node: ast.expr, scope: Scope) -> list[Word]:
+        """``shlex.split(node)``: the words of a command string."""
+        text = self.text_of(node, scope, [])
+        return shlex_words(text) if text is not None else []
+
+    def sequence_words(self, node: ast.expr, scope: Scope, consumed: set[int]) -> list[Word]:
+        """The words of an argv list (remembered per node within a reading; past MAX_WORDS
+        words the list is not followed).  A ``shlex.split(...)`` call read as part of it is
+        added to ``consumed``: it is not read again as a launch of its own."""
+        memo = self.reading.memo
+        key = ("words", id(node), id(scope))
+        if key in memo:
+            return list(memo[key])  # type: ignore[arg-type]
+        memo[key] = [self.unseen_words(node)]
+        words = self._sequence_words(node, scope, consumed)
+        if len(words) > MAX_WORDS:
+            self.not_followed(node, f"an argv list longer than {MAX_WORDS} words")
+            words = [self.unseen_words(node)]
+        memo[key] = words
+        return list(words)
+
+    def _sequence_words(self, node: ast.expr, scope: Scope, consumed: set[int]) -> list[Word]:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.sequence_words(node.left, scope, consumed) + \
+                self.sequence_words(node.right, scope, consumed)
+        target = self.bindings.resolve(node, scope)
+        if isinstance(node, ast.Name) and isinstance(target, (ast.List, ast.Tuple, ast.BinOp, ast.Call)):
+            bound = self.bindings.binding(node, scope)  # the value it was given, changed in place since
+            if bound is not None:
+                words = self.sequence_words(bound[0].value, scope, consumed)
+                changes = self.bindings.changes(node.id, scope, bound[1], bound[0].line)
+                return self.changed_words(words, changes, scope, consumed)
+        if isinstance(target, ast.Call):
+            func = self.imports.process_name(target.func)
+            if func == "shlex.split" and target.args:
+                consumed.add(id(target))
+                return self.split_words(target.args[0], scope)
+            if isinstance(target.func, ast.Attribute) and target.func.attr == "split" \
+                    and not target.args and not target.keywords:
+                return self.split_words(target.func.value, scope)
+        if isinstance(target, ast.BinOp):
+            return self.sequence_words(target, scope, consumed)
+        if not isinstance(target, (ast.List, ast.Tuple)):
+            return [self.unseen_words(node)]
+        return self.element_words([(e.value if isinstance(e, ast.Starred) else e, isinstance(e, ast.Starred))
+                                   for e in target.elts], scope, consumed)
+
+    def changed_words(self, words: list[Word], changes: list[tuple[Mutation, bool]], scope: Scope,
+                      consumed: set[int]) -> list[Word]:
+        """An argv list after ``+=``, ``.append``, ``.extend``, ``.insert``, ``cmd[i:j] = ...``,
+        ``del cmd[i]``, ``.pop()``.  A change not known to run, or not understood (an index
+        into a list with unseen parts, ``.sort()``...), leaves extra arguments unseen: it is
+        never dropped silently."""
+        words = list(words)
+        for change, known in changes:
+            changed = self.changed_list(words, change, scope, consumed) if known else None
+            if changed is None:
+                words.append(self.unseen_words(change.node))
+            else:
+                words = changed
+        return words
+
+    def changed_list(self, words: list[Word], change: Mutation, scope: Scope,
+                     consumed: set[int]) -> list[Word] | None:
+        """``words`` after one change known to run; None when it is not understood."""
+        op, args = change.op, change.args
+        if op == "extend":
+            return words + self.sequence_words(args[0], scope, consumed)
+        if op == "append" and len(args) == 1:
+            return words + self.element_words([(args[0], False)], scope, consumed)
+        if any(w.splat for w in words):
+            return None  # positions in a list with unseen parts are not known
+        out = list(words)
+        try:
+            if op == "insert" and len(args) == 2:
+                out.insert(self.index(args[0], scope), self.element_words([(args[1], False)], scope, consumed)[0])
+            elif op == "pop" and len(args) <= 1:
+                out.pop(self.index(args[0], scope) if args else -1)
+            elif op in ("set", "del") and isinstance(args[0], ast.Slice):
+                part = slice(*(self.index(e, scope) if e is not None else None
+                               for e in (args[0].lower, args[0].upper, args[0].step)))
+                if op == "del":
+                    del out[part]
+                elif args[1] is None:
+                    return None
+                else:
+                    out[part] = self.sequence_words(args[1], scope, consumed)
+            elif op == "del":
+                del out[self.index(args[0], scope)]
+            elif op == "set" and args[1] is not None:
+                out[self.index(args[0], scope)] = self.element_words([(args[1], False)], scope, consumed)[0]
+            else:
+                return None
+        except (IndexError, ValueError, TypeError):
+            return None
+        return out
+
+    def index(self, node: ast.expr, scope: Scope) -> int:
+        """A list index written as a literal (or a same-file constant); ValueError otherwise."""
+        value = self.values.value(node, scope)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(self.source.code(node))
+        return value
+
+    def element_words(self, elements: list[tuple[ast.expr, bool]], scope: Scope,
+                      consumed: set[int]) -> list[Word]:
+        """The words of argv elements, each ``(node, starred)``: a starred one is a list."""
+        words: list[Word] = []
+        for value, starred in elements:
+            if starred:
+                words += self.sequence_words(value, scope, consumed)
+                continue
+            if dotted(value) == "sys.executable":
+                words.append(Word("python", self.source.where(value)))
+                continue
+            text = self.text_of(value, scope, [])
+            if text is not None:
+                words.append(unmasked_word(text.text, self.source.where(value)))
+            else:  # a number, or a value such as os.environ.get("M", "default")
+                literal = self.values.value(value, scope)
+                known = isinstance(literal, (str, int, float)) and not isinstance(literal, bool)
+                words.append(Word(str(literal) if known else None, self.source.where(value),
+                                  label=None if known else self.source.code(value)))
+        return words
