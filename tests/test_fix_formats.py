@@ -425,13 +425,13 @@ def test_dict_that_is_not_only_this_launchs_is_left_alone(body):
 
 def test_a_fix_never_makes_an_accepted_launch_rejected(monkeypatch):
     """Fixes that would leave a launch vLLM accepts today rejected are rolled back."""
-    import flake8_replayssm.fix.yaml_edits as yaml_edits
+    import flake8_replayssm.engines.vllm.fixes as vllm_fixes
     from flake8_replayssm.fix import codemod
 
     text = f"model: {M}\nuse-replayssm: true\nmamba-block-size: 64\nenable-prefix-caching: false\n"
     outcome = codemod.fix_text(text, "yaml", LintConfig(vllm_version="0.28.0"))
     assert outcome.text == text and outcome.notes == []  # RSM102 is not even tried here
-    original = yaml_edits.plan_serve_config
+    original = vllm_fixes._plan_config
 
     def without_block_size_guard(planner, verdict, found):
         options = verdict.launch.options
@@ -442,7 +442,7 @@ def test_a_fix_never_makes_an_accepted_launch_rejected(monkeypatch):
             if saved is not None:
                 options["mamba_block_size"] = saved
 
-    monkeypatch.setattr(yaml_edits, "plan_serve_config", without_block_size_guard)
+    monkeypatch.setattr(vllm_fixes, "_plan_config", without_block_size_guard)
     outcome = codemod.fix_text(text, "yaml", LintConfig(vllm_version="0.28.0"))
     assert outcome.text == text
     assert outcome.notes and "RSM006" in outcome.notes[0]

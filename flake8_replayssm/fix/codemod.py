@@ -6,54 +6,23 @@ launch's spans.  :func:`fix_text` applies them, re-parses and re-lints, and
 repeats (a fix may uncover the next one, e.g. enabling prefix caching on 0.27
 needs ``--mamba-cache-mode align``) until nothing changes.
 
-Fixes ([safe] always, [unsafe] only with ``--unsafe``), for the target release
-of each launch (``judge(...).target.release``):
-
-- RSM101 [safe]: ``--config=F`` -> ``--config F`` (two list items in an argv list).
-- RSM104 [safe]: ``--disable-prefix-caching`` before 0.33 -> ``--no-enable-prefix-caching``;
-  ``--mamba-cache-mode all`` -> ``align`` on 0.32, dropped on 0.33.
-- RSM105 [safe]: drop the deprecated ``--mamba-cache-mode X`` / ``mamba_cache_mode=...``.
-- RSM107 [safe]: drop the mode vLLM sets to ``none`` because prefix caching is off (it runs
-  with ``none`` either way) -- unless the same plan turns prefix caching on (RSM006), which
-  makes the mode take effect.  Turning prefix caching on instead changes what the launch
-  does, so the message only names it.
-- RSM106 [safe]: ``--use-replayssm=true`` -> ``--use-replayssm``; ``--use-replayssm true``
-  -> drop ``true``.  False-ish values (``=false``, ``false``) are left to the user.
-- RSM002 [safe], only the "only in align mode" check: an explicit mode -> ``align``;
-  no mode given (0.27 with prefix caching) -> pin ``--mamba-cache-mode align
-  --mamba-backend triton`` after ``--use-replayssm`` (``mamba_cache_mode="align",
-  mamba_backend="triton"`` after ``use_replayssm=True``).
-- RSM006 [safe]: add ``--enable-prefix-caching`` after the block size (not when prefix
-  caching is set explicitly, nor on flashinfer).
-- RSM008 [safe], the Triton-needs-V1 check on 0.30+ with the variable unset: run with
-  ``VLLM_USE_V2_MODEL_RUNNER=0`` -- a prefix word at the start of a shell command,
-  ``env VAR=0`` after ``nohup``/``srun``-like wrappers, ``docker run -e VAR=0``, an
-  ``ENV`` line before a Dockerfile ``CMD``/``ENTRYPOINT`` of a vLLM image,
-  ``env={**os.environ, ...}`` on a ``subprocess`` call with an argv list literal
-  when ``os`` is imported (an existing ``env={...}`` literal gets the entry) --
-  and pin ``--mamba-backend triton`` (plus ``--mamba-cache-mode align`` before
-  0.33, where that flag is deprecated, unless prefix caching is turned off: RSM107).  The pins are added only together with a
-  real fix, never alone.
-- RSM008 [unsafe] for ``LLM(...)``/``EngineArgs(...)``: an ``os.environ[...] = "0"``
-  line before the statement (it changes the whole process), plus the pins.
-- RSM001 [unsafe]: drop ``--use-replayssm`` / ``use_replayssm=True``.
-- RSM004 [unsafe]: switch the backend value to ``triton`` (not where the check asks
-  for flashinfer).
+Which fixes a launch gets is its engine's decision (``engines/vllm/fixes.py``,
+``engines/sglang/fixes.py``: [safe] always, [unsafe] only with ``--unsafe``, for the
+target release of each launch); :class:`.planner.Planner` makes them as edits.
 
 Structural edits (insert/delete words) are made in Python (argv lists, command
 strings without escapes, keywords written in the call or in a same-module dict
 literal / ``dict(...)`` that only this call splats as ``**cfg``), shell,
 Makefile and Dockerfile text, and YAML (:mod:`.yaml_edits`: sequence items
 written like their neighbours, words inside a string that compose or a shell
-splits, compose ``environment:`` / Kubernetes ``env:`` entries, top-level keys
-of a ``vllm serve --config`` file, where RSM102 ``enable-prefix-caching: false``
-becomes ``disable-prefix-caching: true`` (0.33) or ``no-enable-prefix-caching:
-true``).  Notebooks are fixed cell by cell (:mod:`.notebook`).  Markdown gets
-only in-place word replacements; findings inside other files (a ``--config``
-YAML a command line reads) are left to that file's own run.  Every edited span
-is first checked to hold the word the launch says is there; nothing reachable
-through a YAML alias or merge key is edited; and a round that would make vLLM
-refuse a launch it accepted before is left out (:func:`fix_text`).
+splits; :mod:`.yaml_env`: compose ``environment:`` / Kubernetes ``env:`` entries;
+:mod:`.config_file`: top-level keys of an engine's ``--config`` file).  Notebooks
+are fixed cell by cell (:mod:`.notebook`).  Markdown gets only in-place word
+replacements; findings inside other files (a ``--config`` YAML a command line
+reads) are left to that file's own run.  Every edited span is first checked to
+hold the word the launch says is there; nothing reachable through a YAML alias
+or merge key is edited; and a round that would make the engine refuse a launch
+it accepted before is left out (:func:`fix_text`).
 
 The libcst codemod :class:`ReplaySSMFixCommand` runs the same planner on a
 module's code, so comments and layout outside the edits stay byte for byte::
@@ -73,9 +42,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import LintConfig
-from .edits import Edit, OverlapError, apply_edits, parse_error
+from .edits import Edit, OverlapError, apply_edits, parse_error, span_key
 from .markdown import into_block, onto_document, python_block_of
-from .planner import Planner, span_key
+from .planner import Planner
 
 
 # ---------------------------------------------------------------------------

@@ -26,6 +26,11 @@ class Edit:
     code: str = ""
 
 
+def span_key(span: Span) -> tuple[int, int, int, int]:
+    """Where a span is, as a dict key (the same place in one text, whichever launch read it)."""
+    return (span.line, span.col, span.end_line, span.end_col)
+
+
 class OverlapError(ValueError):
     """Two edits touch the same characters."""
 

@@ -29,7 +29,7 @@ from typing import Any
 from ..config import LintConfig
 from ..model import Finding, Span
 from ..notebook_json import Source, locate_sources
-from .edits import Edit, LineIndex, OverlapError, apply_edits
+from .edits import Edit, LineIndex, OverlapError, apply_edits, span_key
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
@@ -107,7 +107,7 @@ def plan_notebook_edits(text: str, config: LintConfig, *, path: str | None = Non
     """Edits of the notebook's JSON text: one replacement of ``source`` per fixed cell."""
     from ..frontends.notebook import python_cells_of_notebook
     from ..lint import lint_text
-    from .planner import Planner, span_key
+    from .planner import Planner
 
     result = lint_text(text, "notebook", config, path=path)
     if result.error or not result.findings:

@@ -1,4 +1,4 @@
-"""Fixes for SGLang launches, planned with the shared planner's word and keyword edits.
+"""Fixes for SGLang launches, planned with the shared planner's edits (:mod:`flake8_replayssm.fix.planner`).
 
 [safe] always, [unsafe] only with ``--unsafe``; each for the launch's target release:
 
@@ -24,13 +24,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ...model import Finding
 from .knowledge import knowledge
 
+if TYPE_CHECKING:
+    from ...fix.planner import Planner
+    from ...verdicts import Verdict
+
 OFF = "--disable-overlap-schedule"
-_TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
 
 
 def _needs_overlap_off(findings: Sequence[Finding]) -> bool:
@@ -62,24 +65,18 @@ def _renamed(spelling: str, message: str) -> str | None:
     return match.group(1)
 
 
-def plan(planner: Any, verdict: Any, findings: Sequence[Finding]) -> None:
+def plan(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) -> None:
     """Edits for one SGLang launch (see the module docstring)."""
     launch = verdict.launch
     know = knowledge()
     if verdict.target.release.key < tuple(int(p) for p in know.first_release.split(".")):
-        planner.skipped.extend(f"{f.code}: SGLang {verdict.target.name} has no ReplaySSM" for f in findings)
+        planner.skip(findings, f"SGLang {verdict.target.name} has no ReplaySSM")
         return
-    if launch.label == "sglang serve --config":
-        if planner.yaml is not None:
-            _plan_config(planner, verdict, findings)
-    elif launch.form == "kwargs":
-        if planner.kind == "python":
-            _plan_kwargs(planner, verdict, findings)
-    else:
-        _plan_argv(planner, verdict, findings)
+    config_file = _plan_config if launch.label == "sglang serve --config" else None
+    planner.plan_by_form(verdict, findings, config_file=config_file, keywords=_plan_kwargs, command_line=_plan_argv)
 
 
-def _plan_argv(planner: Any, verdict: Any, findings: Sequence[Finding]) -> None:
+def _plan_argv(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) -> None:
     launch = verdict.launch
     opts = launch.options
     flag = opts.get("enable_linear_replayssm") or opts.get("enable_linear_replayssm_spec")
@@ -92,11 +89,9 @@ def _plan_argv(planner: Any, verdict: Any, findings: Sequence[Finding]) -> None:
             head, eq, tail = planner.raw(f.span).strip("'\"").partition("=")
             planner.replace_word(f.span, head.replace("_", "-") + eq + tail, "RSM106")
         elif f.code == "RSM106" and "ignored explicit argument" in f.message and setting is not None:
-            if planner.raw(f.span).strip("'\"").partition("=")[2].lower() in _TRUE_WORDS:
-                planner.replace_word(f.span, setting.spelling, "RSM106")
+            planner.drop_true_value(f.span, setting.spelling, "RSM106")
         elif f.code == "RSM106" and "is a stray argument" in f.message:
-            if planner.raw(f.span).strip("'\"").lower() in _TRUE_WORDS:
-                planner.delete_words([f.span], "RSM106")
+            planner.delete_true_word(f.span, "RSM106")
         elif f.code in ("RSM104", "RSM105") and setting is not None and setting.spelling.startswith("--"):
             new = _renamed(setting.spelling, f.message)
             changes_meaning = f.code == "RSM105" and "spec-verify variant" in f.message
@@ -122,7 +117,7 @@ def _plan_argv(planner: Any, verdict: Any, findings: Sequence[Finding]) -> None:
         planner.insert_words_after(flag.span, pins, "RSM302" if OFF in pins else "RSM301")
 
 
-def _plan_kwargs(planner: Any, verdict: Any, findings: Sequence[Finding]) -> None:
+def _plan_kwargs(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) -> None:
     launch = verdict.launch
     opts = launch.options
     flag = opts.get("enable_linear_replayssm") or opts.get("enable_linear_replayssm_spec")
@@ -130,15 +125,11 @@ def _plan_kwargs(planner: Any, verdict: Any, findings: Sequence[Finding]) -> Non
     for f in findings:  # keywords a release does not have: the name the finding asks for
         setting = next((s for s in launch.history if s.span == f.span), None)
         match = re.search(r"did you mean ([a-z0-9_]+)=", f.message)
-        if f.code == "RSM104" and setting is not None and match is not None and planner.direct(setting):
-            start, _ = planner.offsets(setting.span)
-            name = setting.spelling.rstrip("=")
-            if planner.text.startswith(name, start):  # the keyword's name starts its span
-                planner.add(start, start + len(name), match.group(1), "RSM104")
+        if f.code == "RSM104" and setting is not None and match is not None:
+            planner.rename_keyword(setting, match.group(1), "RSM104")
     if at is None or flag is None or launch.unseen or launch.open_ended:
         return
-    call = planner.call_info(launch)
-    present = {a["keyword"] for a in call["args"]} if call is not None else set()
+    present = planner.written_keywords(launch)
     items: list[tuple[str, Any]] = []
     strategy = opts.get("mamba_radix_cache_strategy")
     if planner.unsafe and _explicit_extra(findings) and strategy is not None \
@@ -154,30 +145,26 @@ def _plan_kwargs(planner: Any, verdict: Any, findings: Sequence[Finding]) -> Non
         items.append(("linear_attn_decode_backend", "triton"))
     if items:
         code = "RSM302" if items[0][0] == "disable_overlap_schedule" else "RSM301"
-        planner.insert_args_after(at.start, at.end, [at.item(n, v) for n, v in items], code)
+        planner.insert_keywords_after(at, items, code)
 
 
-def _plan_config(planner: Any, verdict: Any, findings: Sequence[Finding]) -> None:
+def _plan_config(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) -> None:
     """Fixes inside an SGLang ``--config`` file (judged as ``sglang serve --config FILE``)."""
-    from ...fix.yaml_edits import _ConfigFile
-
-    entries = planner.yaml.config_entries()
-    if not entries:
+    cfg = planner.config_file()
+    if cfg is None:
         return
-    cfg = _ConfigFile(planner, planner.yaml, entries)
     launch = verdict.launch
     opts = launch.options
     for f in findings:
-        entry = cfg.by_pos.get((f.span.line, f.span.col))
+        entry = cfg.at(f.span)
         if entry is None:
             continue
         if f.code == "RSM106" and "does not read '_' as '-'" in f.message:
-            planner.add(entry.key_node.start_mark.index, entry.key_node.end_mark.index,
-                        entry.key.replace("_", "-"), "RSM106")
+            cfg.replace_key(entry, entry.key.replace("_", "-"), "RSM106")
         elif f.code in ("RSM104", "RSM105") and not (f.code == "RSM105" and "spec-verify" in f.message):
             new = _renamed("--" + entry.key, f.message)
             if new is not None:
-                planner.add(entry.key_node.start_mark.index, entry.key_node.end_mark.index, new[2:], f.code)
+                cfg.replace_key(entry, new[2:], f.code)
     flag = cfg.entry(opts.get("enable_linear_replayssm") or opts.get("enable_linear_replayssm_spec"))
     if flag is None or launch.open_ended:
         return
