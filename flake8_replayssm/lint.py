@@ -390,10 +390,11 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
             continue
         findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
-    notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-             f"{engines.title(v.launch.engine)} {v.target.name} ({v.target.reason}); "
-             f"{_model_note(v, config)}"
-             for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
+    with confined_to(root):  # the note resolves the model again: under the same confinement
+        notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
+                 f"{engines.title(v.launch.engine)} {v.target.name} ({v.target.reason}); "
+                 f"{_model_note(v, config)}"
+                 for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
     result = FileResult(verdicts, findings, notes=notes, path=path or "")
     if config.inventory:
         result.launches = launch_notes(verdicts, held)
