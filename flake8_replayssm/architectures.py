@@ -39,7 +39,8 @@ from typing import Any, Literal
 
 from .data_files import read_data
 from .files import inside_project, is_inside, read_bounded
-from .unchecked import NotChecked
+from .model import Span
+from .unchecked import NotChecked, not_followed
 
 __all__ = [
     "KIND_ATTENTION_FREE",
@@ -248,9 +249,19 @@ def _config_json(directory: Path, shown: str, model_dirs: Sequence[Path]) -> tup
             return None, f"{shown} has no config.json (Mistral-format or incomplete checkpoint?)"
         return json.loads(read_bounded(str(config), _MAX_CONFIG_BYTES)), None  # regular files only, bounded
     except NotChecked as exc:
+        _not_read(config, exc.reason)
         return None, f"{shown}/config.json not read: {exc.reason}"
-    except (OSError, ValueError, RecursionError, MemoryError) as exc:
+    except (RecursionError, MemoryError):
+        _not_read(config, "nested too deeply to read safely")
+        return None, f"cannot read {shown}/config.json: nested too deeply"
+    except (OSError, ValueError) as exc:
         return None, f"cannot read {shown}/config.json: {type(exc).__name__}"
+
+
+def _not_read(config: Path, reason: str) -> None:
+    """RSM900 at a model's config.json that is there but past a bound: the launches that name
+    the model are judged with it unknown, and the file says why (never "clean" in silence)."""
+    not_followed(Span(1, 0, 1, 0, source=str(config)), f"model config.json {reason}")
 
 
 def _read_config_dir(directory: Path, shown: str, model_dirs: Sequence[Path]) -> Resolution:
