@@ -38,8 +38,9 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from .data_files import read_data
-from .files import read_bounded
-from .unchecked import NotChecked
+from .files import inside_project, is_inside, read_bounded
+from .model import Span
+from .unchecked import NotChecked, not_followed
 
 __all__ = [
     "KIND_ATTENTION_FREE",
@@ -48,6 +49,7 @@ __all__ = [
     "Resolution",
     "architecture_family",
     "architecture_kind",
+    "local_config",
     "resolve_model",
 ]
 
@@ -222,27 +224,51 @@ def _from_user(model: str, extra_models: Mapping[str, str]) -> Resolution | None
     return None
 
 
-def _read_config_dir(directory: Path, shown: str) -> Resolution:
-    """``architectures[0]`` of a local checkpoint; unknown on any problem.
+def _readable_here(path: Path, model_dirs: Sequence[Path]) -> bool:
+    """A model folder named in a launch is read only inside the project (the root that
+    :func:`flake8_replayssm.lint.lint_text` confines reads to) or inside a configured model
+    folder: the launch's author chose the path, and what the file says is printed."""
+    return inside_project(str(path)) or any(is_inside(str(path), str(folder)) for folder in model_dirs)
+
+
+def _config_json(directory: Path, shown: str, model_dirs: Sequence[Path]) -> tuple[Any, str | None]:
+    """(the parsed ``config.json`` of a local checkpoint, None) or (None, why it was not read).
 
     Never raises: a launch file may point at a directory that exists only on
-    the serving node, or at a half-downloaded checkpoint.
+    the serving node, at a half-downloaded checkpoint, or outside the project.
     """
     config = directory / "config.json"
     try:
+        if not _readable_here(directory, model_dirs) or not _readable_here(config, model_dirs):
+            return None, f"local path {shown} is outside the project and the model folders: not read"
         if not directory.exists():
-            return _unknown(f"local path {shown} does not exist here")
+            return None, f"local path {shown} does not exist here"
         if not directory.is_dir():
-            return _unknown(f"local path {shown} is not a model directory")
+            return None, f"local path {shown} is not a model directory"
         if not config.is_file():
-            return _unknown(
-                f"{shown} has no config.json (Mistral-format or incomplete checkpoint?)"
-            )
-        data = json.loads(read_bounded(str(config), _MAX_CONFIG_BYTES))  # regular files only, bounded
+            return None, f"{shown} has no config.json (Mistral-format or incomplete checkpoint?)"
+        return json.loads(read_bounded(str(config), _MAX_CONFIG_BYTES)), None  # regular files only, bounded
     except NotChecked as exc:
-        return _unknown(f"{shown}/config.json not read: {exc.reason}")
-    except (OSError, ValueError, RecursionError) as exc:
-        return _unknown(f"cannot read {shown}/config.json: {type(exc).__name__}")
+        _not_read(config, exc.reason)
+        return None, f"{shown}/config.json not read: {exc.reason}"
+    except (RecursionError, MemoryError):
+        _not_read(config, "nested too deeply to read safely")
+        return None, f"cannot read {shown}/config.json: nested too deeply"
+    except (OSError, ValueError) as exc:
+        return None, f"cannot read {shown}/config.json: {type(exc).__name__}"
+
+
+def _not_read(config: Path, reason: str) -> None:
+    """RSM900 at a model's config.json that is there but past a bound: the launches that name
+    the model are judged with it unknown, and the file says why (never "clean" in silence)."""
+    not_followed(Span(1, 0, 1, 0, source=str(config)), f"model config.json {reason}")
+
+
+def _read_config_dir(directory: Path, shown: str, model_dirs: Sequence[Path]) -> Resolution:
+    """``architectures[0]`` of a local checkpoint; unknown on any problem."""
+    data, why_not = _config_json(directory, shown, model_dirs)
+    if why_not is not None:
+        return _unknown(why_not)
     archs = data.get("architectures") if isinstance(data, dict) else None
     if (
         not isinstance(archs, list)
@@ -286,8 +312,9 @@ def _implicit_dir(model: str, model_dirs: Sequence[Path], base_dir: Path | None)
     return None
 
 
-def _from_local(model: str, model_dirs: Sequence[Path], base_dir: Path | None) -> Resolution | None:
-    """Resolve local files and directories; None when the reference is not local.
+def _local_dir(model: str, model_dirs: Sequence[Path], base_dir: Path | None) -> tuple[Path, str] | Resolution | None:
+    """The local directory ``model`` names and how to show it; unknown when it is local but
+    cannot be used; None when the reference is not local.
 
     An explicit path (``/``, ``./``, ``../``, ``~``) is always local: if it does
     not exist here it is unknown, never looked up as a Hub id.
@@ -298,11 +325,27 @@ def _from_local(model: str, model_dirs: Sequence[Path], base_dir: Path | None) -
         path = _explicit_dir(model, base_dir)
         if path is None:
             return _unknown(f"cannot expand local path {model}")
-        return _read_config_dir(path, model)
+        return path, model
     local = _implicit_dir(model, model_dirs, base_dir)
-    if local is not None:
-        return _read_config_dir(local, str(local))
-    return None
+    return (local, str(local)) if local is not None else None
+
+
+def _from_local(model: str, model_dirs: Sequence[Path], base_dir: Path | None) -> Resolution | None:
+    """Resolve local files and directories; None when the reference is not local."""
+    found = _local_dir(model, model_dirs, base_dir)
+    if found is None or isinstance(found, Resolution):
+        return found
+    return _read_config_dir(*found, model_dirs)
+
+
+def local_config(model: str, *, model_dirs: Sequence[Path] = (), base_dir: Path | None = None) -> dict[str, Any] | None:
+    """The ``config.json`` of the local checkpoint ``model`` names, read as :func:`resolve_model`
+    reads it (the same folder, the same confinement and bounds); None when there is none."""
+    found = _local_dir(model, model_dirs, base_dir)
+    if found is None or isinstance(found, Resolution):
+        return None
+    data, _ = _config_json(*found, model_dirs)
+    return data if isinstance(data, dict) else None
 
 
 def _not_loadable_repo(model: str) -> str | None:

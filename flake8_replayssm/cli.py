@@ -10,10 +10,11 @@ import argparse
 import os
 import sys
 from functools import partial
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, NoReturn, Sequence
 
 from . import project, report
 from .config import ConfigError, LintConfig
+from .escaping import shown
 from .settings import SETTINGS
 from .unchecked import NotChecked
 
@@ -70,9 +71,7 @@ def run_check(ns: argparse.Namespace) -> int:
     if ns.stdin_filename is not None or ns.paths == ["-"]:
         results.append(_check_stdin(ns, first))
     else:
-        missing = [p for p in ns.paths if not os.path.lexists(p)]
-        if missing:
-            raise ConfigError(f"no such file or directory: {', '.join(missing)}")
+        project.require_paths(ns.paths)
         excludes = [p.strip() for p in ns.exclude.split(",") if p.strip()]
         unreadable: list[NotChecked] = []
         walk = project.iter_files(ns.paths, excludes, notes, unreadable)
@@ -94,13 +93,13 @@ def run_check(ns: argparse.Namespace) -> int:
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key)
     errors = [r.error for r in results if r.error]
     for error in errors:
-        print(f"replayssm-lint: {report.printable(error)}", file=sys.stderr)
+        say(error)
     if ns.verbose:
         for note in notes:
-            print(f"replayssm-lint: {report.printable(note)}", file=sys.stderr)
+            say(note)
         for r in results:
-            for line in r.notes + report.inventory_lines(r.launches, r.unrecognised, r.path):
-                print(f"replayssm-lint: {report.printable(line)}", file=sys.stderr)
+            for said in r.notes + report.inventory_lines(r.launches, r.unrecognised, r.path):
+                say(said)
     checked = sum(1 for r in results if r.error is None)
     rendered = _render(ns.format, findings, checked, _release_note(first))
     _emit(report.with_inventory(ns.format, rendered, results) if ns.show_launches else rendered)
@@ -148,6 +147,13 @@ def _render(fmt: str, findings: Sequence[Finding], checked: int, note: str) -> s
     return report.text(findings, checked=checked, note=note)
 
 
+def say(text: str) -> None:
+    """One diagnostic line on stderr, ``replayssm-lint: ...``: whatever ``text`` quotes, it
+    stays one line that starts with the tool's name (never a forged line or a workflow
+    command)."""
+    print(f"replayssm-lint: {shown(text)}", file=sys.stderr)
+
+
 def _emit(text: str) -> None:
     """Write to stdout; a reader that went away (``| head -1``) is not an error of ours."""
     try:
@@ -178,8 +184,7 @@ def run_explain(ns: argparse.Namespace) -> int:
         return 0
     rule = find_rule(ns.code)
     if rule is None:
-        print(f"replayssm-lint: unknown code or rule name {ns.code!r} (see replayssm-lint explain --all)",
-              file=sys.stderr)
+        say(f"unknown code or rule name {ns.code!r} (see replayssm-lint explain --all)")
         return 2
     _emit(rule.doc())
     return 0
@@ -204,8 +209,22 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse, whose error messages quote the arguments (file names too), escaped.
+
+    Every sub-command's parser is one of these (``add_subparsers`` makes its parsers of
+    the parent's class), and each takes ``--`` as the end of its options: the pre-commit
+    hooks end their ``entry`` with it, so a committed file named ``--ignore=RSM`` is a
+    file to lint, never an option.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {shown(message)}\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="replayssm-lint", description=__doc__.splitlines()[0])
+    ap = _ArgumentParser(prog="replayssm-lint", description=__doc__.splitlines()[0])
     ap.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = ap.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="report vLLM launches that ReplaySSM makes fail")
@@ -235,7 +254,19 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _never_fail_to_encode() -> None:
+    """A character the terminal's encoding lacks is written as ``\\uNNNN``, not a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a stream that cannot change now
+                pass
+
+
 def main(argv: Iterable[str] | None = None) -> int:
+    _never_fail_to_encode()
     ap = parser()
     try:
         ns = ap.parse_args(list(argv) if argv is not None else None)
@@ -255,7 +286,7 @@ def main(argv: Iterable[str] | None = None) -> int:
 
             return run_server(ns.tcp)
     except ConfigError as exc:
-        print(f"replayssm-lint: error: {report.printable(str(exc))}", file=sys.stderr)
+        say(f"error: {exc}")
         return 2
     except KeyboardInterrupt:  # pragma: no cover
         return 130
@@ -263,6 +294,6 @@ def main(argv: Iterable[str] | None = None) -> int:
         _emit("")
         return 0
     except Exception as exc:  # a bug of ours: one line and exit 2, never exit 1 (which reads as findings)
-        print(f"replayssm-lint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        say(f"internal error: {type(exc).__name__}: {exc}")
         return 2
     return 2

@@ -18,7 +18,8 @@ from typing import Any, Callable
 
 from .files import MAX_SETTINGS_BYTES, inside_project, read_bounded
 from .model import Setting, Span, Word
-from .unchecked import NotChecked, note
+from .unchecked import NotChecked, not_followed, note
+from .yaml_nodes import too_deep
 
 
 #: a value whose aliases expand past this many nodes is not a real option value
@@ -77,12 +78,22 @@ def config_args_from_text(text: str, source: str | None = None,
 
     ``place`` moves spans of ``text`` into the file they are written in (a config written
     by a here-document of the launching script)."""
-    try:
-        import yaml
+    import yaml
 
+    try:
         loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         root = yaml.compose(text, Loader=loader_cls)
-    except Exception:  # any YAML error: not a config we can read
+    except (RecursionError, MemoryError):
+        root, deep = None, "nested too deeply to read safely"
+    except Exception as exc:  # any YAML error: not a config we can read
+        if "maximum nesting depth" not in str(exc):  # libyaml's own bound (1,000 levels)
+            return None
+        root, deep = None, "nested too deeply to read safely"
+    else:
+        deep = too_deep(root) if root is not None else None
+    if deep is not None:  # the launch is judged with the file's options unknown, and says why
+        whole = Span(1, 0, 1, 0, source=source)
+        not_followed(place(whole) if place is not None else whole, f"--config file {deep}")
         return None
     if root is None or not hasattr(root, "value") or root.tag != "tag:yaml.org,2002:map":
         return None
@@ -117,6 +128,8 @@ def config_args_from_text(text: str, source: str | None = None,
             args.words.extend([flag, Word(json.dumps(value, default=str), _span(value_node, source, place))])
         else:
             args.words.extend([flag, Word(_scalar_text(value), _span(value_node, source, place))])
+    for span, why in args.bounded:
+        not_followed(span, why)
     return args
 
 

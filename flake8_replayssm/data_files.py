@@ -10,7 +10,8 @@ again and replaced.  The checksum guards against accidents, not people: an entry
 folder that another user owns or could write is not used at all.
 
 The folder is ``$FLAKE8_REPLAYSSM_CACHE_DIR`` if set (empty: no cache), else
-``$XDG_CACHE_HOME/flake8-replayssm`` or ``~/.cache/flake8-replayssm``.  A cache that
+``$XDG_CACHE_HOME/flake8-replayssm`` or ``~/.cache/flake8-replayssm``, and only when that
+is an absolute path (otherwise there is no cache).  A cache that
 cannot be read or written (read-only home, full disk, a hostile file in its place)
 is only slower: the TOML is parsed, never an error.
 """
@@ -32,12 +33,21 @@ _CHECK_BYTES = 4
 
 
 def cache_dir() -> str | None:
-    """Where parsed data files are kept (None: nowhere)."""
+    """Where parsed data files are kept (None: nowhere).
+
+    Only an absolute folder: a relative one would be made inside whatever folder the run
+    starts in, the checked-out tree of a pull request included (``./~/.cache`` when
+    ``HOME`` is unset and the user has no home).  A relative ``XDG_CACHE_HOME`` is ignored,
+    as the XDG base directory specification says.
+    """
     chosen = os.environ.get(CACHE_ENV)
     if chosen is not None:
-        return chosen or None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "flake8-replayssm")
+        return chosen if os.path.isabs(chosen) else None
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return os.path.join(xdg, "flake8-replayssm")
+    home = os.path.expanduser("~")  # "~" itself when there is no home to expand to
+    return os.path.join(home, ".cache", "flake8-replayssm") if os.path.isabs(home) else None
 
 
 def read_data(name: str) -> dict[str, Any]:

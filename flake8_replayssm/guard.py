@@ -26,6 +26,7 @@ import re
 import warnings
 from typing import Any
 
+from . import yaml_nodes
 from .unchecked import NotChecked
 
 #: nodes from the module to the deepest leaf; measured: the frontends lose findings
@@ -35,7 +36,7 @@ MAX_PYTHON_DEPTH = 100
 MAX_RAW_BRACKETS = 100
 MAX_RAW_OPERATORS = 3000
 #: YAML nodes / JSON containers from the root to the deepest value
-MAX_DOCUMENT_DEPTH = 100
+MAX_DOCUMENT_DEPTH = yaml_nodes.MAX_DEPTH
 
 _TOO_DEEP = ("too many nested parentheses", "too complex", "too many levels of indentation",
              "too many statically nested blocks")
@@ -119,28 +120,6 @@ def python_parse_failure(ast_error: SyntaxError | None, libcst_error: BaseExcept
     return NotChecked(f"could not be parsed (line {line}: {message})", int(line), kind="syntax")
 
 
-def _node_depth(root: Any) -> tuple[int, int]:
-    """(depth, 1-based line) of the deepest node of a PyYAML node graph (aliases counted once)."""
-    best, best_line = 0, 1
-    seen: set[int] = set()
-    stack = [(root, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if depth > best:
-            best, best_line = depth, node.start_mark.line + 1
-        value = node.value
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, tuple):
-                    stack.extend((part, depth + 1) for part in item)
-                else:
-                    stack.append((item, depth + 1))
-    return best, best_line
-
-
 def check_yaml(text: str) -> None:
     """Raise :class:`NotChecked` for YAML that does not compose or nests too deeply."""
     import yaml
@@ -162,7 +141,7 @@ def check_yaml(text: str) -> None:
         raise NotChecked(f"could not be parsed ({str(exc).splitlines()[0] if str(exc) else 'invalid YAML'})",
                          kind="syntax") from None
     for document in documents:
-        depth, line = _node_depth(document)
+        depth, line = yaml_nodes.node_depth(document)
         if depth > MAX_DOCUMENT_DEPTH:
             raise _too_deep(depth, line, MAX_DOCUMENT_DEPTH)
 

@@ -276,12 +276,50 @@ def _shift_span(span: Span, lines: int, indents: list[int] | None = None) -> Spa
         col=span.col + indent(span.line), end_col=span.end_col + indent(span.end_line))
 
 
+#: kinds whose own readers end a line at a lone CR as at LF (Python's tokenizer, YAML, CommonMark;
+#: JSON takes it as a blank); a shell, make and docker read a CR as part of the line
+_CR_ENDS_A_LINE = frozenset({"python", "yaml", "markdown", "notebook"})
+_LONE_CR = re.compile(r"\r(?!\n)")
+#: what reads a kind whose lines a lone CR does not end (for the message)
+_READ_BY = {"shell": "the shell", "makefile": "make", "dockerfile": "docker"}
+
+
+def line_ends(text: str, kind: str) -> str:
+    """``text`` with each lone CR made the LF it is to ``kind``'s own reader (a Python file with
+    old Mac line ends runs), one character for one: columns and offsets do not move, and lines
+    are counted as Python, editors and the language server protocol count them."""
+    if "\r" not in text or kind not in _CR_ENDS_A_LINE:
+        return text
+    return _LONE_CR.sub("\n", text)
+
+
+def _not_text(text: str, kind: str) -> NotChecked | None:
+    """Why ``text`` is no text of ``kind`` to judge, or None.
+
+    A NUL byte anywhere is a binary (or broken) file, as ruff and flake8 take it (Python
+    will not compile it), and the engine's own marker for an unknown part of a word: read
+    on, it would make a launch look clean.  A shell script, Makefile or Dockerfile whose
+    lines end in a CR only is one long line to its reader, not the lines it shows.
+    """
+    nul = text.find("\0")
+    if nul >= 0:
+        return NotChecked("binary file (a NUL byte)", text.count("\n", 0, nul) + 1, kind="file")
+    if kind in _READ_BY and "\r" in text and "\n" not in text:
+        return NotChecked(f"its lines end in a CR only, and {_READ_BY[kind]} reads such a file as one line "
+                          "(convert the line ends to LF)", kind="syntax")
+    return None
+
+
 def launches_in(text: str, kind: str, *, path: str | None = None) -> list[Launch]:
     """Every vLLM launch of a text of ``kind`` (no pre-filter here).
 
     Python's parsers warn about the user's code (invalid escapes, ...); that is
     not ours to report, so warnings are silenced while frontends read it.
     """
+    text = line_ends(text, kind)
+    problem = _not_text(text, kind)
+    if problem is not None:
+        raise problem
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return _launches_in(text, kind, path)
@@ -361,6 +399,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     """
     if not has_trigger(text, kind) and not (config.inventory and engines.launch_looking().search(text)):
         return FileResult([], [])
+    text = line_ends(text, kind)  # the lines the spans, noqa comments and notes are counted in
     root = str(config.project_root) if config.project_root is not None else \
         (os.path.dirname(os.path.abspath(path)) if path else os.getcwd())
     whole: NotChecked | None = None
@@ -390,10 +429,11 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
             continue
         findings.append(finding.with_path(where))
     findings.sort(key=lambda f: f.sort_key)
-    notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-             f"{engines.title(v.launch.engine)} {v.target.name} ({v.target.reason}); "
-             f"{_model_note(v, config)}"
-             for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
+    with confined_to(root):  # the note resolves the model again: under the same confinement
+        notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
+                 f"{engines.title(v.launch.engine)} {v.target.name} ({v.target.reason}); "
+                 f"{_model_note(v, config)}"
+                 for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
     result = FileResult(verdicts, findings, notes=notes, path=path or "")
     if config.inventory:
         result.launches = launch_notes(verdicts, held)

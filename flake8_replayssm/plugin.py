@@ -100,6 +100,7 @@ class Plugin:
         text = "".join(self.lines)
         if not has_trigger(text, "python"):
             return
+        from .escaping import shown  # flake8 prints our text as it is: one line, no control characters
         from .frontends.python_screen import remember_tree
         from .lint import lint_text
 
@@ -109,13 +110,14 @@ class Plugin:
             # and the replayssm-lint directives, so flake8 and the CLI silence the same findings
             findings = lint_text(text, "python", self.config(), path=self.filename, noqa=self._noqa).findings
         except ConfigError as exc:  # this file's project has a bad setting: never a silently idle plugin
-            yield 1, 0, f"RSM900 invalid settings ({exc}): the launches in this file were not checked", type(self)
+            yield 1, 0, shown(f"RSM900 invalid settings ({exc}): the launches in this file were not checked"), \
+                type(self)
             return
         except Exception as exc:  # a bug of ours: say so on the file, never break the flake8 run
-            yield 1, 0, f"RSM900 internal error of flake8-replayssm ({type(exc).__name__}: {exc}): " \
-                        "the launches in this file were not checked", type(self)
+            yield 1, 0, shown(f"RSM900 internal error of flake8-replayssm ({type(exc).__name__}: {exc}): "
+                              "the launches in this file were not checked"), type(self)
             return
         for finding in findings:
             if finding.span.source is not None:
                 continue
-            yield finding.span.line, finding.span.col, f"{finding.code} {finding.message}", type(self)
+            yield finding.span.line, finding.span.col, shown(f"{finding.code} {finding.message}"), type(self)

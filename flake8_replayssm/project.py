@@ -261,6 +261,17 @@ def clear_caches() -> None:
 # Files
 # ---------------------------------------------------------------------------
 
+def require_paths(paths: Sequence[str]) -> None:
+    """ConfigError naming the paths that do not exist (``-``, stdin, is not checked here)."""
+    missing = [p for p in paths if not os.path.lexists(p)]
+    if not missing:
+        return
+    hint = ""
+    if any(p.startswith("-") for p in missing):  # `replayssm-lint check -- --vllm-version X`
+        hint = " (after `--` every argument is a file name: put options before it, or in pyproject.toml)"
+    raise ConfigError(f"no such file or directory: {', '.join(missing)}{hint}")
+
+
 def _excluded(path: str, excludes: Sequence[str]) -> bool:
     name, norm = os.path.basename(path), os.path.normpath(path)
     return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(norm, os.path.normpath(pat)) for pat in excludes)

@@ -4,8 +4,13 @@ Lines are 1-based and columns 1-based in every format (flake8's display
 convention; :class:`~flake8_replayssm.model.Span` columns are 0-based inside the
 package); notebooks add the 0-based ``cell`` index, with lines counted within that
 cell.  Each code's severity (:func:`flake8_replayssm.rules.severity`) is shown in
-text output and is the SARIF ``level`` and the GitHub command.  Text and GitHub
-output never carry terminal control characters from file names or values.
+text output and is the SARIF ``level`` and the GitHub command.
+
+What the tool did not write itself (paths, messages that quote a file's words,
+settings values) goes through :mod:`flake8_replayssm.escaping` in every format: a
+text line is one line with no control character and never starts with ``::``, a
+GitHub command is %-encoded as the runner decodes it, JSON and SARIF are valid for
+any bytes of a file name.
 """
 
 from __future__ import annotations
@@ -13,10 +18,10 @@ from __future__ import annotations
 import collections
 import json
 import os
-import re
 from typing import TYPE_CHECKING, Iterable, Sequence
-from urllib.parse import quote
 
+from .escaping import github_data, github_property, json_dumps, line, uri_path
+from .escaping import shown as printable  # noqa: F401  (the name cli and fix used before)
 from .model import Finding
 
 if TYPE_CHECKING:
@@ -34,20 +39,12 @@ def severity(code: str) -> str:
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
-#: C0 and C1 controls (ESC starts terminal sequences), DEL, and the bidi overrides
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _GITHUB_COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
-
-
-def printable(text: str) -> str:
-    """``text`` without control characters (each shown as ``\\xNN``); newlines and tabs stay."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                        else f"\\u{ord(m.group()):04x}", text)
 
 
 def _where(f: Finding) -> str:
     cell = f"cell {f.span.cell}:" if f.span.cell is not None else ""
-    return f"{printable(f.path)}:{cell}{f.span.line}:{f.span.col + 1}"
+    return f"{f.path}:{cell}{f.span.line}:{f.span.col + 1}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -67,9 +64,9 @@ def summary(findings: Sequence[Finding], checked: int) -> str:
 
 def text(findings: Sequence[Finding], *, checked: int | None = None, note: str = "") -> str:
     """``path:line:col: CODE severity: message`` per finding, then the count line."""
-    out = [f"{_where(f)}: {f.code} {severity(f.code)}: {printable(f.message)}\n" for f in findings]
+    out = [line(f"{_where(f)}: {f.code} {severity(f.code)}: {f.message}") + "\n" for f in findings]
     if note:
-        out.append(printable(note) + "\n")
+        out.append(line(note) + "\n")
     if checked is not None:
         out.append(summary(findings, checked) + "\n")
     return "".join(out)
@@ -87,27 +84,19 @@ def as_json(findings: Sequence[Finding]) -> str:
         if f.span.cell is not None:
             item["cell"] = f.span.cell
         items.append(item)
-    return json.dumps(items, indent=2) + "\n"
-
-
-def _escape_data(value: str) -> str:
-    return printable(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(value: str) -> str:
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+    return json_dumps(items)
 
 
 def github(findings: Sequence[Finding]) -> str:
     """GitHub workflow commands: ``::error``, ``::warning`` or ``::notice`` by severity."""
     out = []
     for f in findings:
-        props = (f"file={_escape_property(f.path)},line={f.span.line},col={f.span.col + 1},"
+        props = (f"file={github_property(f.path)},line={f.span.line},col={f.span.col + 1},"
                  f"endLine={f.span.end_line},endColumn={f.span.end_col + 1},"
-                 f"title={_escape_property('replayssm-lint ' + f.code)}")
+                 f"title={github_property('replayssm-lint ' + f.code)}")
         cell = f"cell {f.span.cell}: " if f.span.cell is not None else ""
         out.append(f"::{_GITHUB_COMMAND[severity(f.code)]} {props}::"
-                   f"{_escape_data(cell + f.code + ' ' + f.message)}\n")
+                   f"{github_data(cell + f.code + ' ' + f.message)}\n")
     return "".join(out)
 
 
@@ -120,12 +109,12 @@ def _artifact(path: str, base: str) -> dict[str, str]:
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute, base) if absolute.startswith(base.rstrip(os.sep) + os.sep) else None
     if relative is None:
-        return {"uri": "file://" + quote(absolute.replace(os.sep, "/"))}
-    return {"uri": quote(relative.replace(os.sep, "/")), "uriBaseId": SRCROOT}
+        return {"uri": "file://" + uri_path(absolute.replace(os.sep, "/"))}
+    return {"uri": uri_path(relative.replace(os.sep, "/")), "uriBaseId": SRCROOT}
 
 
 def _base_uri(base: str) -> str:
-    return "file://" + quote(base.replace(os.sep, "/").rstrip("/") + "/")
+    return "file://" + uri_path(base.replace(os.sep, "/").rstrip("/") + "/")
 
 
 def _notebook_positions(findings: Sequence[Finding]) -> dict[tuple[str, int, int, int], tuple[int, int]]:
@@ -193,12 +182,12 @@ def sarif(findings: Sequence[Finding], rules: Iterable[Rule], base: str | None =
                   "originalUriBaseIds": {SRCROOT: {"uri": _base_uri(base)}},
                   "results": results}],
     }
-    return json.dumps(doc, indent=2) + "\n"
+    return json_dumps(doc)
 
 
 def inventory_lines(launches: Sequence[LaunchNote], unrecognised: Sequence[Unrecognised], path: str) -> list[str]:
-    """Text lines for every launch seen and every launch-looking line none covers."""
-    return [note.text(path) for note in launches] + [u.line_text(path) for u in unrecognised]
+    """Text lines for every launch seen and every launch-looking line none covers (escaped)."""
+    return [line(note.text(path)) for note in launches] + [line(u.line_text(path)) for u in unrecognised]
 
 
 def with_inventory(fmt: str, rendered: str, results: Sequence[FileResult]) -> str:
@@ -212,11 +201,11 @@ def with_inventory(fmt: str, rendered: str, results: Sequence[FileResult]) -> st
         "unrecognised": [u.as_dict(r.path) for r in results for u in r.unrecognised],
     }
     if fmt == "json":
-        return json.dumps({"findings": json.loads(rendered), **seen}, indent=2) + "\n"
+        return json_dumps({"findings": json.loads(rendered), **seen})
     if fmt == "sarif":
         doc = json.loads(rendered)
         doc["runs"][0].setdefault("properties", {}).update(seen)
-        return json.dumps(doc, indent=2) + "\n"
+        return json_dumps(doc)
     lines = [line for r in results for line in inventory_lines(r.launches, r.unrecognised, r.path)]
     return rendered + "".join(line + "\n" for line in lines)
 

@@ -18,6 +18,40 @@ def loader() -> Any:
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+#: YAML nodes from the root to the deepest value that any reader of ours follows
+MAX_DEPTH = 100
+
+
+def node_depth(root: Any) -> tuple[int, int]:
+    """(depth, 1-based line) of the deepest node of a PyYAML node graph (aliases counted once)."""
+    best, best_line = 0, 1
+    seen: set[int] = set()
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if depth > best:
+            best, best_line = depth, node.start_mark.line + 1
+        value = node.value
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, tuple):
+                    stack.extend((part, depth + 1) for part in item)
+                else:
+                    stack.append((item, depth + 1))
+    return best, best_line
+
+
+def too_deep(root: Any) -> str | None:
+    """Why a composed node graph is nested too deeply to read safely, or None."""
+    depth, line = node_depth(root)
+    if depth <= MAX_DEPTH:
+        return None
+    return f"nested too deeply to read safely ({depth} levels at line {line}; the limit is {MAX_DEPTH})"
+
+
 def is_map(node: Any) -> bool:
     return getattr(node, "id", None) == "mapping"
 

@@ -237,8 +237,8 @@ def _selected(hook: dict, path: Path) -> bool:
 
 def test_hooks_check_and_fix(tmp_path):
     hooks = {hook["id"]: hook for hook in _hooks()}
-    assert hooks["replayssm-lint"]["entry"] == "replayssm-lint check"
-    assert hooks["replayssm-lint-fix"]["entry"] == "replayssm-lint fix"
+    assert hooks["replayssm-lint"]["entry"] == "replayssm-lint check --"  # file names are never options
+    assert hooks["replayssm-lint-fix"]["entry"] == "replayssm-lint fix --"
     assert all(hook["language"] == "python" for hook in hooks.values())
 
 

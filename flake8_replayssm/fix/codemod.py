@@ -71,8 +71,10 @@ class FixOutcome:
 def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = None,
                unsafe: bool = False) -> list[Edit]:
     """The edits that fix the findings of ``text`` (one round; edits address ``text``)."""
-    from ..lint import lint_text
+    from ..lint import line_ends, lint_text
 
+    if line_ends(text, kind) != text:  # lone CRs: lint counts lines the edits' offsets would not
+        return []
     if kind == "notebook":
         from .notebook import plan_notebook_edits
 
@@ -182,6 +184,13 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
     uncover a problem that the next round fixes; if none does, those rounds are
     left out and :attr:`FixOutcome.notes` says so).
     """
+    from ..lint import line_ends
+
+    as_lf = line_ends(text, kind)
+    if as_lf != text and "\n" not in text:  # old Mac line ends throughout: fixed as LF, kept as CR
+        outcome = fix_text(as_lf, kind, config, path=path, unsafe=unsafe, rounds=rounds)
+        outcome.original, outcome.text = text, outcome.text.replace("\n", "\r")
+        return outcome
     outcome = FixOutcome(text, text)
     first = _lint(text, kind, config, path)
     base, said = _refusals(first), _said(first)

@@ -27,8 +27,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Mapping, TextIO
 
-from .. import project, report
-from ..config import ConfigError, LintConfig
+from .. import project
+from ..config import LintConfig
+from ..escaping import diff_path, line, shown
 from ..files import Decoded, decode, read_bounded
 from ..lint import detect_kind, has_trigger, lint_text
 from ..model import Finding
@@ -84,13 +85,35 @@ class FileFix:
         return self.fixed + len(self.left)
 
 
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each ``\\n`` only, as diff and patch count lines (``splitlines``
+    would also cut at a form feed or a lone CR and make the diff say something else)."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def unified_diff(path: str, before: str, after: str) -> str:
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 fromfile=f"a/{path.lstrip('/')}", tofile=f"b/{path.lstrip('/')}")
+    """A unified diff, with the file name quoted as git quotes it when it has to be (a name
+    with a newline cannot forge a ``+++`` header)."""
+    name = path.lstrip("/")
+    lines = difflib.unified_diff(_lines(before), _lines(after), fromfile=diff_path(f"a/{name}"),
+                                 tofile=diff_path(f"b/{name}"), lineterm="\n")
     out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    for text in lines:
+        out.append(text if text.endswith("\n") else text + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def _guarded(diff: str) -> str:
+    """In a GitHub Actions log, a diff (which quotes the files' lines as they are: a line of a
+    file may read ``::error::...``) is bracketed with ``::stop-commands::`` and a random token
+    that no file can know, so the runner reads none of it as a workflow command."""
+    if not diff or os.environ.get("GITHUB_ACTIONS") != "true":
+        return diff
+    import secrets
+
+    token = f"replayssm-lint-{secrets.token_hex(16)}"
+    return f"::stop-commands::{token}\n{diff}::{token}::\n"
 
 
 def _remaining(text: str, kind: str, config: LintConfig, path: str) -> list[Finding]:
@@ -171,9 +194,7 @@ def run_fix(ns: argparse.Namespace, overrides: Mapping[str, Any], *, out: TextIO
     out = out or sys.stdout
     err = err or sys.stderr
     project.clear_caches()  # one run, one reading of each settings file
-    missing = [p for p in ns.paths if not os.path.lexists(p)]
-    if missing:
-        raise ConfigError(f"no such file or directory: {', '.join(missing)}")
+    project.require_paths(ns.paths)
     project.settings_for(ns.paths[0] if ns.paths else None, overrides)  # bad settings stop the run here
     excludes = [p.strip() for p in (getattr(ns, "exclude", "") or "").split(",") if p.strip()]
     write = not (ns.diff or ns.check)
@@ -187,11 +208,11 @@ def run_fix(ns: argparse.Namespace, overrides: Mapping[str, Any], *, out: TextIO
             continue
         if result.error:
             errors += 1
-            print(f"replayssm-lint: {report.printable(path)}: {report.printable(result.error)}", file=err)
+            print(f"replayssm-lint: {shown(path)}: {shown(result.error)}", file=err)
         if result.changed:
             assert result.outcome is not None and result.decoded is not None
             if ns.diff:
-                out.write(unified_diff(path, result.outcome.original, result.outcome.text))
+                out.write(_guarded(unified_diff(path, result.outcome.original, result.outcome.text)))
             if write:
                 try:
                     write_fixed(path, result.original, result.decoded.encode(result.outcome.text),
@@ -222,18 +243,17 @@ def _refused(result: FileFix, why: str) -> None:
 
 def _print_file(result: FileFix, stream: TextIO, write: bool) -> None:
     for finding, why in result.left:
-        where = f"{report.printable(finding.path or result.path)}:"
+        where = f"{finding.path or result.path}:"
         if finding.span.cell is not None:
             where += f"cell {finding.span.cell}:"
-        stream.write(f"{where}{finding.span.line}:{finding.span.col + 1}: {finding.code} "
-                     f"{severity(finding.code)}: {report.printable(finding.message)} "
-                     f"[not fixed: {report.printable(why)}]\n")
+        stream.write(line(f"{where}{finding.span.line}:{finding.span.col + 1}: {finding.code} "
+                          f"{severity(finding.code)}: {finding.message} [not fixed: {why}]") + "\n")
     if result.changed:
         assert result.outcome is not None
         counts = collections.Counter(result.outcome.fixed)
         codes = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(counts.items()))
         verb = "fixed" if write else "would fix"
-        stream.write(f"{verb} {report.printable(result.path)}: {codes}\n")
+        stream.write(f"{verb} {shown(result.path)}: {codes}\n")
 
 
 def _closing_line(totals: collections.Counter[str], write: bool) -> str:

@@ -18,7 +18,9 @@ def run_server(tcp: str | None = None) -> int:
     if tcp is not None:
         host, _, port = tcp.rpartition(":")
         if not port.isdigit():
-            print(f"replayssm-lint: error: --tcp wants HOST:PORT, not {tcp!r}", file=sys.stderr)
+            from ..escaping import shown
+
+            print(f"replayssm-lint: error: --tcp wants HOST:PORT, not {shown(repr(tcp))}", file=sys.stderr)
             return 2
     try:
         import lsprotocol  # noqa: F401

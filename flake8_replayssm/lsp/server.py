@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..files import MAX_SOURCE_BYTES
 from ..config import ConfigError
+from ..escaping import EscapingFormatter
 from ..lint import lint_text
 from ..rules import BY_CODE
 from . import diagnostics as diag
@@ -30,6 +32,7 @@ from .documents import Cell, Snapshot, cell_type, notebook_snapshot, path_of, te
 from .fixes import Fix, Fixer
 from .positions import text_edits
 from .scheduling import Debouncer
+from .transport import BoundedInput
 from .settings import (
     CONFIG_FILE_GLOBS, SECTION, Settings, config_for_document, forget_config_files, is_config_file,
     read_settings,
@@ -400,11 +403,13 @@ def build_server() -> ReplaySSMServer:
 
 def serve(tcp: str | None = None) -> int:
     """Run the server on stdio, or on ``HOST:PORT``; returns the exit status."""
-    logging.basicConfig(level=logging.WARNING)
+    handler = logging.StreamHandler()  # stderr: the editor's log of the server
+    handler.setFormatter(EscapingFormatter())  # what a record quotes (a URI, a message) stays in it
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     server = build_server()
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        server.start_io(stdin=BoundedInput(sys.stdin.buffer))  # type: ignore[arg-type]
     return 0

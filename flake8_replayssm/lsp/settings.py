@@ -25,6 +25,8 @@ from ..settings import SETTINGS, check_value
 SECTION = "replayssm"
 #: milliseconds: changes closer together than this are linted once, at the end
 DEFAULT_DEBOUNCE_MS = 200
+#: a longer wait is no debounce: diagnostics would stop following the edits
+MAX_DEBOUNCE_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,8 @@ def read_settings(raw: Any, root: str | None, base: Settings | None = None) -> t
             values[attr] = read(value, root)
         except ValueError as exc:
             problems.append(f"{name}: {exc}")
+        except Exception as exc:  # any other value an editor can send: that setting is left out, never fatal
+            problems.append(f"{name}: unusable value ({type(exc).__name__})")
     return replace(base, **values), problems
 
 
@@ -101,8 +105,9 @@ def _setting(key: str):  # type: ignore[no-untyped-def]
 
 
 def _milliseconds(value: Any, root: str | None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ValueError("expected a number of milliseconds (0 or more)")
+    # JSON's 1e400 is Python's infinity, and NaN compares false to everything
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_DEBOUNCE_MS:
+        raise ValueError(f"expected a number of milliseconds from 0 to {MAX_DEBOUNCE_MS}")
     return int(value)
 
 

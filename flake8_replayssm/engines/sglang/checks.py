@@ -9,14 +9,12 @@ Unknown parts of the launch (and an unset GPU) are enumerated as scenarios
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from ...architectures import resolve_model
+from ...architectures import local_config, resolve_model
 from ...model import UNKNOWN, Finding, Launch, Setting, Span
 from ...validation import Check, first_failures
 from .knowledge import Knowledge, Release
@@ -38,20 +36,11 @@ class ModelVerdict:
 
 def _mamba_layers(model: str, base: Path | None, model_dirs: Sequence[Path]) -> bool | None:
     """``"mamba" in layer_types`` of a local checkpoint's config.json (GraniteMoeHybrid is
-    dense or hybrid by its layers, not by its architecture); None when there is none."""
-    candidates = [Path(os.path.expanduser(model))]
-    if base is not None:
-        candidates.append(base / model)
-    candidates += [d / model for d in model_dirs]
-    for folder in candidates:
-        config = folder / "config.json"
-        try:
-            if config.is_file() and config.stat().st_size < 4_000_000:
-                layers = json.loads(config.read_text(encoding="utf-8")).get("layer_types")
-                return "mamba" in layers if isinstance(layers, list) else None
-        except (OSError, ValueError, AttributeError):
-            return None
-    return None
+    dense or hybrid by its layers, not by its architecture); None when there is none.
+    The folder is the one the architecture came from, read under the same confinement."""
+    config = local_config(model, model_dirs=model_dirs, base_dir=base)
+    layers = config.get("layer_types") if config is not None else None
+    return "mamba" in layers if isinstance(layers, list) else None
 
 
 def model_verdict(launch: Launch, know: Knowledge, *, extra_models: Mapping[str, str],
