@@ -7,6 +7,11 @@ caching off").  These predicates read the message once, here, for every planner.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from ..model import Finding
+
 ENV_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
 
 
@@ -34,3 +39,10 @@ def triton_needs_v1(message: str) -> bool:
 def needs_v2(message: str) -> bool:
     """RSM008 where vLLM asks for Model Runner V2 (Kimi RecoverSSM with prefix caching)."""
     return "requires VLLM_USE_V2_MODEL_RUNNER=1" in message
+
+
+def replayssm_unsupported(findings: Sequence[Finding]) -> bool:
+    """RSM001 among a launch's findings: vLLM refuses ReplaySSM for the model whatever else the
+    launch sets, so no fix pins the runner, the backend or the cache mode for it (the launch
+    would still fail); only dropping the flag (``--unsafe``) makes it start."""
+    return any(f.code == "RSM001" for f in findings)

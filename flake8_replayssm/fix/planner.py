@@ -19,8 +19,8 @@ from .. import engines
 from ..verdicts import Verdict
 from ..model import Finding, Launch, Setting, Span
 from .edits import Edit, LineIndex, OverlapError, apply_edits, newline_of
-from .messages import (ENV_RUNNER, backend_to_triton, needs_v2, triton_needs_v1, wants_align_mode,
-                       wants_prefix_caching_off)
+from .messages import (ENV_RUNNER, backend_to_triton, needs_v2, replayssm_unsupported, triton_needs_v1,
+                       wants_align_mode, wants_prefix_caching_off)
 from .yaml_edits import YamlFacts
 
 #: file kinds where words may be inserted and deleted (elsewhere only replaced)
@@ -748,6 +748,8 @@ class Planner:
         if self.drops_overridden_mode(findings, mode):
             assert mode is not None
             self.delete_option(mode, "RSM107")
+        if replayssm_unsupported(findings):
+            return
 
         pins: list[str] = []
         pin_codes: list[str] = []
@@ -1005,6 +1007,8 @@ class Planner:
 
         if mode_at is not None and self.drops_overridden_mode(findings, mode):
             self.delete_arg(mode_at.start, mode_at.end, "RSM107")
+        if replayssm_unsupported(findings):
+            return
 
         pins: list[tuple[str, Any, str]] = []
         call = self.call_info(launch)

@@ -557,7 +557,9 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
     The environment cannot be set from such a file, so RSM008 is left alone (and
     with it the pins that come only with a real fix).
     """
-    from .messages import backend_to_triton, triton_needs_v1, wants_align_mode, wants_prefix_caching_off
+    from .messages import (
+        backend_to_triton, replayssm_unsupported, triton_needs_v1, wants_align_mode, wants_prefix_caching_off,
+    )
 
     facts = planner.yaml
     entries = facts.config_entries() if facts is not None else None
@@ -627,6 +629,8 @@ def plan_serve_config(planner: Any, verdict: Any, findings: Any) -> None:
             cfg.set_value(entry, "true", "RSM102", raw=True)
     if mode is not None and planner.drops_overridden_mode(findings, mode_setting):
         cfg.delete(mode, "RSM107")
+    if replayssm_unsupported(findings):
+        return
 
     pins: list[tuple[str, str, str]] = []  # one insertion after `use-replayssm`, whatever asks for it
     if any(f.code == "RSM002" and wants_align_mode(f.message) for f in findings):
