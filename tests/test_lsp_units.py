@@ -97,6 +97,19 @@ def test_settings_read_camel_and_kebab_keys_and_leave_bad_values_out(tmp_path: P
     assert read_settings(["x"], None)[1]
 
 
+def test_docs_url_and_extend_settings_reach_the_configuration(tmp_path: Path):
+    from flake8_replayssm.lsp.settings import config_for_document
+
+    settings, problems = read_settings({"docsUrl": "https://lint.example/{code}", "extendSelect": ["RSM201"],
+                                        "extendIgnore": "RSM105"}, str(tmp_path))
+    assert problems == []
+    config = config_for_document(str(tmp_path / "serve.sh"), settings, str(tmp_path))
+    assert config.docs_page("RSM008") == "https://lint.example/RSM008"
+    assert config.is_enabled("RSM201") and not config.is_enabled("RSM105")
+    assert read_settings({"docsUrl": "javascript:alert(1)"}, None)[1] == [
+        "docsUrl: expected an http(s) or file URL, with {code} where the code goes (or a base URL: CODE.md is added)"]
+
+
 def test_later_settings_change_only_the_keys_they_have():
     initial = Settings(vllm_version="0.28.0", ignore=("RSM105",))
     assert read_settings({}, None, initial) == (initial, [])  # an editor's empty section

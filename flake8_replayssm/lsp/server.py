@@ -136,7 +136,7 @@ class ReplaySSMServer(LanguageServer):
             result = lint_text(snapshot.text, snapshot.kind, config, path=snapshot.path)
             if result.error:
                 return Outcome(snapshot, problem=f"{name}: {result.error}")
-            return Outcome(snapshot, diag.place(snapshot, result, self.codec()))
+            return Outcome(snapshot, diag.place(snapshot, result, self.codec(), config.docs_url))
         except Exception as exc:  # a bug of ours: this document gets no diagnostics, the server lives
             return Outcome(snapshot, problem=f"{name}: internal error while linting ({type(exc).__name__}: "
                                              f"{exc})\n{traceback.format_exc(limit=-8)}")
@@ -216,7 +216,7 @@ class ReplaySSMServer(LanguageServer):
             return cached[1], cached[2]
         config = config_for_document(snapshot.path, settings, self.root)
         result = lint_text(snapshot.text, snapshot.kind or "", config, path=snapshot.path)
-        fixer, placed = Fixer(snapshot, config, result), diag.place(snapshot, result, self.codec())
+        fixer, placed = Fixer(snapshot, config, result), diag.place(snapshot, result, self.codec(), config.docs_url)
         self.fixers[snapshot.uri] = (key, fixer, placed)
         return fixer, placed
 
