@@ -146,3 +146,18 @@ def test_debounce_lints_at_once_then_once_per_burst_and_never_two_at_a_time():
     last = asyncio.run(scenario())
     assert len(runs) == 2 and runs[1] >= last + 0.1 - 0.01
     assert peak == 1
+
+
+def test_the_server_starts_without_the_fix_machinery():
+    """The first diagnostics are on an editor's critical path: libcst and the fix planner are
+    imported only when a code action is asked for (scripts/benchmark.py --lsp-cold has the times)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, flake8_replayssm.lsp.server as s; s.build_server(); "
+            "print(sorted(m for m in sys.modules if m == 'libcst' or m.startswith('flake8_replayssm.fix')), "
+            "s.installed_version())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    from flake8_replayssm import __version__
+
+    assert out.split() == ["[]", __version__]
