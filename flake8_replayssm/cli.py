@@ -109,7 +109,8 @@ def run_check(ns: argparse.Namespace) -> int:
                            first.docs_url)
         if ns.format == "text":
             rendered = text_conventions(rendered, ns.color)
-    _emit(report.with_inventory(ns.format, rendered, results) if ns.show_launches else rendered)
+    _emit(report.with_inventory(ns.format, rendered, results) if ns.show_launches and not ns.statistics
+          else rendered)
     if errors or problems:
         return 2
     return 1 if findings and not ns.exit_zero else 0
