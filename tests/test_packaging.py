@@ -36,7 +36,7 @@ SDIST_TESTS = ["tests/test_data_files.py", "tests/test_fixtures.py", "tests/test
 SDIST_MUST_HOLD = ["LICENSE", "README.md", ".pre-commit-hooks.yaml", "tests/conftest.py", "tests/lsp_client.py",
                    "tests/conformance/replay.py", "tests/fix_pairs", "fixtures/notebooks/nemotron_h_backends.ipynb",
                    "scripts/build_architectures.py", "scripts/rule_docs.py", "docs/rules/RSM008.md",
-                   "flake8_replayssm/data/releases.toml"]
+                   "flake8_replayssm/engines/vllm/data/releases.toml"]
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout")]
 
@@ -89,7 +89,7 @@ def _check_fixtures(bin_dir: Path, cwd: Path) -> None:
 def test_the_wheel_installs_and_runs_the_readme_command(dist, tmp_path):
     with zipfile.ZipFile(dist["wheel"]) as wheel:
         names = wheel.namelist()
-    assert "flake8_replayssm/data/releases.toml" in names and "flake8_replayssm/py.typed" in names
+    assert "flake8_replayssm/engines/vllm/data/releases.toml" in names and "flake8_replayssm/py.typed" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert not any(name.startswith(("tests/", "fixtures/")) for name in names)
     bin_dir = _venv(tmp_path / "venv")
