@@ -68,13 +68,15 @@ def run_check(ns: argparse.Namespace) -> int:
     first = project.settings_for(ns.paths[0] if ns.paths and ns.paths != ["-"] else None, overrides)
     results: list[FileResult] = []
     notes: list[str] = []
+    problems: dict[str, str] = {}
     if ns.stdin_filename is not None or ns.paths == ["-"]:
-        results.append(_check_stdin(ns, first))
+        results.append(_check_stdin(ns, project.settings_for(ns.stdin_filename, overrides)
+                                    if ns.stdin_filename else first))
     else:
-        project.require_paths(ns.paths)
-        excludes = [p.strip() for p in ns.exclude.split(",") if p.strip()]
+        problems = report_path_problems(ns.paths)
         unreadable: list[NotChecked] = []
-        walk = project.iter_files(ns.paths, excludes, notes, unreadable)
+        walk = project.iter_files([p for p in ns.paths if p not in problems], (), notes, unreadable,
+                                  settings=partial(project.settings_for, overrides=overrides))
         files = list(walk) if ns.jobs != 1 else []  # one job reads the tree as it walks it
         jobs = _jobs(ns.jobs, len(files)) if ns.jobs != 1 else 1
         if jobs > 1:
@@ -101,11 +103,51 @@ def run_check(ns: argparse.Namespace) -> int:
             for said in r.notes + report.inventory_lines(r.launches, r.unrecognised, r.path):
                 say(said)
     checked = sum(1 for r in results if r.error is None)
-    rendered = _render(ns.format, findings, checked, _release_note(first))
-    _emit(report.with_inventory(ns.format, rendered, results) if ns.show_launches else rendered)
-    if errors:
+    if ns.statistics:
+        rendered = statistics(findings, ns.format)
+    else:
+        rendered = _render(ns.format, findings, None if ns.quiet else checked, "" if ns.quiet else _release_note(first),
+                           first.docs_url)
+        if ns.format == "text":
+            rendered = text_conventions(rendered, ns.color)
+    _emit(report.with_inventory(ns.format, rendered, results) if ns.show_launches and not ns.statistics
+          else rendered)
+    if errors or problems:
         return 2
-    return 1 if findings else 0
+    return 1 if findings and not ns.exit_zero else 0
+
+
+def report_path_problems(paths: Sequence[str]) -> dict[str, str]:
+    """An error line on stderr for each named path that cannot be checked; the run goes on."""
+    problems = project.path_problems(paths)
+    for path, why in problems.items():
+        say(f"error: {path}: {why}")
+    return problems
+
+
+def text_conventions(rendered: str, color: str) -> str:
+    """Text output in colour when it goes to a terminal (``--color``, ``NO_COLOR``, ``FORCE_COLOR``)."""
+    from .colour import paint, wanted
+
+    return paint(rendered) if wanted(color, sys.stdout) else rendered
+
+
+def statistics(findings: Sequence[Finding], fmt: str) -> str:
+    """``--statistics``: one line per code with its count, most frequent first (as ruff)."""
+    import collections
+
+    from .rules import BY_CODE
+
+    counts = collections.Counter(f.code for f in findings)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if fmt in ("json", "sarif"):
+        import json
+
+        return json.dumps([{"code": code, "name": BY_CODE[code].name if code in BY_CODE else "",
+                            "count": n, "severity": report.severity(code)} for code, n in rows], indent=2) + "\n"
+    width = max((len(str(n)) for _, n in rows), default=1)
+    return "".join(f"{n:>{width}}\t{code}\t{report.severity(code)}\t{BY_CODE[code].name if code in BY_CODE else ''}\n"
+                   for code, n in rows)
 
 
 def _check_stdin(ns: argparse.Namespace, config: LintConfig) -> FileResult:
@@ -135,13 +177,13 @@ def _release_note(config: LintConfig) -> str:
     return "\n".join(note for engine in engines.all_engines() if (note := engine.release_note(config)))
 
 
-def _render(fmt: str, findings: Sequence[Finding], checked: int, note: str) -> str:
+def _render(fmt: str, findings: Sequence[Finding], checked: int | None, note: str, docs_url: str | None = None) -> str:
     if fmt == "json":
         return report.as_json(findings)
     if fmt == "sarif":
         from .rules import RULES
 
-        return report.sarif(findings, RULES)
+        return report.sarif(findings, RULES, docs_url=docs_url)
     if fmt == "github":
         return report.github(findings)
     return report.text(findings, checked=checked, note=note)
@@ -193,9 +235,27 @@ def run_explain(ns: argparse.Namespace) -> int:
 def _add_settings_options(p: argparse.ArgumentParser) -> None:
     """One option per setting of the SETTINGS table (validated by that table, like every source)."""
     for key, spec in SETTINGS.items():
-        p.add_argument(f"--{key}", dest=spec.field, default=None, help=spec.help)
-    p.add_argument("--exclude", default="", help="comma-separated globs of paths to skip")
+        if spec.switch:  # --respect-gitignore / --no-respect-gitignore
+            p.add_argument(f"--{key}", dest=spec.field, default=None, action=argparse.BooleanOptionalAction,
+                           help=spec.help)
+        else:
+            p.add_argument(f"--{key}", dest=spec.field, default=None, help=spec.help)
     p.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+
+
+def _add_output_options(check: argparse.ArgumentParser) -> None:
+    """The output options CI users type, with ruff's names (``--format`` is kept as an alias)."""
+    check.add_argument("--output-format", "--format", dest="format", choices=FORMATS, default="text",
+                       help="text (default), json, sarif or github")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even when there are findings (2 still means an error)")
+    check.add_argument("-q", "--quiet", action="store_true",
+                       help="print the findings and nothing else (no count line, no notes)")
+    check.add_argument("--statistics", action="store_true",
+                       help="print the number of findings per code instead of the findings")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour text output: auto (a terminal, unless NO_COLOR is set or FORCE_COLOR "
+                            "asks for it), always or never")
 
 
 class _Version(argparse.Action):
@@ -229,7 +289,7 @@ def parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="report vLLM launches that ReplaySSM makes fail")
     _add_settings_options(check)
-    check.add_argument("--format", choices=FORMATS, default="text")
+    _add_output_options(check)
     check.add_argument("--jobs", "-j", type=int, default=1,
                        help=f"parallel processes (at most the number of CPUs, and {MAX_JOBS})")
     check.add_argument("--verbose", "-v", action="store_true",

@@ -23,6 +23,8 @@ from .config import ConfigError, LintConfig
 from .settings import SETTINGS, check_value
 
 PREFIX = "replayssm-"
+#: the plugin's entry point in pyproject.toml (``RSM = "flake8_replayssm.plugin:Plugin"``)
+PLUGIN_PREFIX = "RSM"
 
 
 def _option_type(key: str) -> Callable[[str], Any]:
@@ -49,6 +51,20 @@ def _written_in(key: str, text: str) -> str:
     return ""
 
 
+def flake8_selected_off_by_default(options: Any) -> tuple[str, ...]:
+    """Off-by-default codes (RSM201) that flake8's own options ask for: ``--extend-select RSM201``,
+    ``--enable-extensions RSM201`` or ``--select RSM201`` (also a prefix such as ``RSM2``, but not
+    the plugin's whole prefix ``RSM``, which only says "report this plugin")."""
+    from .config import OFF_BY_DEFAULT, split_codes
+
+    asked: list[str] = []
+    for name in ("select", "extend_select", "enable_extensions"):
+        value = getattr(options, name, None)
+        asked += split_codes(value) if value else ()
+    return tuple(sorted(code for code in OFF_BY_DEFAULT
+                        if any(len(p) > len(PLUGIN_PREFIX) and code.startswith(p) for p in asked)))
+
+
 class Plugin:
     name = "flake8-replayssm"
     version = __version__
@@ -57,6 +73,8 @@ class Plugin:
     _overrides: ClassVar[dict[str, Any]] = {}
     #: flake8's --disable-noqa turns our suppressions off too
     _noqa: ClassVar[bool] = True
+    #: off-by-default codes flake8 loaded as extensions (``--enable-extensions RSM201``)
+    _extensions: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, tree: ast.AST, filename: str, lines: Sequence[str]) -> None:
         self.filename = filename
@@ -65,7 +83,10 @@ class Plugin:
 
     @classmethod
     def add_options(cls, manager: Any) -> None:
+        cls._extensions = ()  # a new flake8 run (options are registered before any is parsed)
         for key, spec in SETTINGS.items():
+            if spec.walk:  # flake8 decides which files it reads (its own --exclude, --extend-exclude)
+                continue
             manager.add_option(f"--{PREFIX}{key}", parse_from_config=True, default=None,
                                type=_option_type(key), help=spec.help)
 
@@ -76,6 +97,11 @@ class Plugin:
             value = getattr(options, (PREFIX + key).replace("-", "_"), None)
             if value is not None:
                 overrides[spec.field] = value
+        turned_on = flake8_selected_off_by_default(options)
+        if turned_on:
+            overrides["enable"] = tuple(overrides.get("enable", ())) + turned_on
+        if cls._extensions:  # OffByDefaultCode was loaded (its options may be parsed before ours)
+            overrides["enable"] = tuple(overrides.get("enable", ())) + cls._extensions
         for engine in engines.NAMES:
             if f"{engine}_version" in overrides:
                 overrides[f"{engine}_version_source"] = f"--{PREFIX}{engine}-version"
@@ -121,3 +147,29 @@ class Plugin:
             if finding.span.source is not None:
                 continue
             yield finding.span.line, finding.span.col, shown(f"{finding.code} {finding.message}"), type(self)
+
+
+class OffByDefaultCode:
+    """``RSM201`` as flake8 knows off-by-default extensions: ``--enable-extensions RSM201`` (or
+    ``enable-extensions = RSM201`` in its config) loads this entry point, whose only job is to
+    turn the code on in :class:`Plugin`, which reports it.  flake8 keeps that option to itself
+    (the plugins' options never see it), so loading is the only way to know it was given.
+    Its check finds nothing: the launches are read once, by :class:`Plugin`."""
+
+    name = "flake8-replayssm"
+    version = __version__
+    off_by_default = True
+    code = "RSM201"
+
+    def __init__(self, tree: ast.AST) -> None:
+        pass
+
+    @classmethod
+    def parse_options(cls, manager: Any, options: Any, args: Any) -> None:
+        if cls.code not in Plugin._extensions:
+            Plugin._extensions += (cls.code,)
+            Plugin._overrides = {**Plugin._overrides,
+                                 "enable": tuple(Plugin._overrides.get("enable", ())) + (cls.code,)}
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        return iter(())

@@ -24,7 +24,6 @@ could not read as RSM900.
 from __future__ import annotations
 
 import configparser
-import fnmatch
 import os
 import sys
 from functools import lru_cache
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import engines
-from .config import ConfigError, LintConfig
+from .config import ConfigError, LintConfig, glob_matches
 from .files import MAX_SETTINGS_BYTES, decode, is_binary, is_inside, read_bounded, text_bytes
 from .lint import FileResult, contains_trigger, detect_kind, lint_text
 from .settings import ACCUMULATING, SETTINGS, read_setting, read_settings
@@ -183,6 +182,7 @@ def settings_for(path: str | os.PathLike[str] | None = None, overrides: Override
                  flake8_ini: bool = True) -> LintConfig:
     """The settings that apply to the file ``path`` (None or ``-``: the current directory).
 
+    The project's ``per-file-ignores`` that match ``path`` are added to ``ignore``.
     ``overrides`` are LintConfig fields from a command line (see
     :func:`command_line_overrides`); they win over every file.  ``flake8_ini=False``
     leaves out flake8's INI files (the flake8 plugin gets those values from flake8,
@@ -209,7 +209,7 @@ def settings_for(path: str | os.PathLike[str] | None = None, overrides: Override
         if len(_CONFIGS) > 4096:
             _CONFIGS.clear()
         _CONFIGS[key] = config
-    return config
+    return config.for_file(raw) if raw not in ("-", "stdin") else config
 
 
 _CONFIGS: dict[tuple[Any, ...], LintConfig] = {}
@@ -261,30 +261,24 @@ def clear_caches() -> None:
 # Files
 # ---------------------------------------------------------------------------
 
-def require_paths(paths: Sequence[str]) -> None:
-    """ConfigError naming the paths that do not exist (``-``, stdin, is not checked here)."""
-    missing = [p for p in paths if not os.path.lexists(p)]
-    if not missing:
-        return
-    hint = ""
-    if any(p.startswith("-") for p in missing):  # `replayssm-lint check -- --vllm-version X`
-        hint = " (after `--` every argument is a file name: put options before it, or in pyproject.toml)"
-    raise ConfigError(f"no such file or directory: {', '.join(missing)}{hint}")
-
-
 def _excluded(path: str, excludes: Sequence[str]) -> bool:
-    name, norm = os.path.basename(path), os.path.normpath(path)
-    return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(norm, os.path.normpath(pat)) for pat in excludes)
+    """Whether an exclude glob matches ``path`` (:func:`flake8_replayssm.config.glob_matches`)."""
+    return any(glob_matches(pattern, path) for pattern in excludes)
 
 
 def iter_files(paths: Sequence[str], excludes: Sequence[str] = (), notes: list[str] | None = None,
-               unreadable: list[NotChecked] | None = None) -> Iterator[str]:
+               unreadable: list[NotChecked] | None = None, *,
+               settings: Callable[[str], LintConfig] | None = None) -> Iterator[str]:
     """Every file to lint under ``paths``, in a stable order.
 
-    A path named on the command line is used as given.  Inside a walked directory,
-    symlinks that lead out of the project (the root the settings search finds, or
-    the directory walked) are not followed, and ``notes`` says so for ``--verbose``;
-    a directory that cannot be listed is added to ``unreadable`` (reported as RSM900).
+    A path named on the command line is used as given (unless an exclude glob matches
+    it).  Inside a walked directory, symlinks that lead out of the project (the root
+    the settings search finds, or the directory walked) are not followed, and
+    ``notes`` says so for ``--verbose``; a directory that cannot be listed is added to
+    ``unreadable`` (reported as RSM900).  ``settings`` gives each named path's settings:
+    their ``exclude``/``extend-exclude`` globs are skipped too, and, with
+    ``respect-gitignore`` (the default), what git ignores in its work tree
+    (:mod:`flake8_replayssm.gitignore`).
     """
     def on_error(exc: OSError) -> None:
         if unreadable is not None:
@@ -292,16 +286,24 @@ def iter_files(paths: Sequence[str], excludes: Sequence[str] = (), notes: list[s
                                          path=exc.filename or ""))
 
     for top in paths:
+        config = settings(top) if settings is not None else None
+        skip = tuple(excludes) + (config.walk_excludes if config is not None else ())
         if not os.path.isdir(top):
-            if not _excluded(top, excludes):
+            if not _excluded(top, skip):
                 yield top
             continue
+        from .gitignore import GitIgnore
+
+        ignore = GitIgnore(top) if config is None or config.respect_gitignore else None
+        ignore = ignore if ignore is not None and ignore.active else None
         boundary = str(find_project_root(Path(os.path.realpath(top))))
         for dirpath, dirnames, filenames in os.walk(top, onerror=on_error):
+            if ignore is not None:
+                ignore.enter(dirpath)
             kept = []
             for name in sorted(dirnames):
                 full = os.path.join(dirpath, name)
-                if name in SKIP_DIRS or _excluded(full, excludes):
+                if name in SKIP_DIRS or _excluded(full, skip) or (ignore is not None and ignore.ignored(full, True)):
                     continue
                 if os.path.islink(full):  # never followed (os.walk's default); say so when it leaves
                     if notes is not None and not is_inside(full, boundary):
@@ -311,13 +313,34 @@ def iter_files(paths: Sequence[str], excludes: Sequence[str] = (), notes: list[s
             dirnames[:] = kept
             for name in sorted(filenames):
                 full = os.path.join(dirpath, name)
-                if _excluded(full, excludes):
+                if _excluded(full, skip) or (ignore is not None and ignore.ignored(full, False)):
                     continue
                 if os.path.islink(full) and not is_inside(full, boundary):
                     if notes is not None:
                         notes.append(f"{full}: symlink out of the project, not followed")
                     continue
                 yield full
+
+
+def path_problems(paths: Sequence[str]) -> dict[str, str]:
+    """Named paths that cannot be checked at all -> why (they do not exist, or may not be read).
+
+    Each is an error line of its own and the run goes on with the other paths (exit 2 at
+    the end), as ruff and flake8 go on past a missing file.  A file found *inside* a walked
+    directory that cannot be read is RSM900 instead, like every file we could not check.
+    """
+    problems = {}
+    for path in paths:
+        if path == "-":
+            continue
+        if not os.path.lexists(path):
+            problems[path] = "no such file or directory" + (  # `replayssm-lint check -- --vllm-version X`
+                " (after `--` every argument is a file name: put options before it, or in pyproject.toml)"
+                if path.startswith("-") else "")
+        elif os.path.isdir(path) and not os.access(path, os.R_OK | os.X_OK) \
+                or not os.path.isdir(path) and os.path.exists(path) and not os.access(path, os.R_OK):
+            problems[path] = "permission denied"
+    return problems
 
 
 def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],

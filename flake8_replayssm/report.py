@@ -20,8 +20,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .escaping import github_data, github_property, json_dumps, line, uri_path
-from .escaping import shown as printable  # noqa: F401  (the name cli and fix used before)
+from .escaping import github_data, github_property, json_dumps, line, shown, uri_path
 from .model import Finding
 
 if TYPE_CHECKING:
@@ -43,8 +42,8 @@ _GITHUB_COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
 
 
 def _where(f: Finding) -> str:
-    cell = f"cell {f.span.cell}:" if f.span.cell is not None else ""
-    return f"{f.path}:{cell}{f.span.line}:{f.span.col + 1}"
+    cell = f"cell {f.span.cell + 1}:" if f.span.cell is not None else ""  # numbered from 1, as ruff
+    return f"{shown(f.path)}:{cell}{f.span.line}:{f.span.col + 1}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -88,16 +87,31 @@ def as_json(findings: Sequence[Finding]) -> str:
 
 
 def github(findings: Sequence[Finding]) -> str:
-    """GitHub workflow commands: ``::error``, ``::warning`` or ``::notice`` by severity."""
+    """GitHub workflow commands: ``::error``, ``::warning`` or ``::notice`` by severity.
+
+    A notebook finding is annotated on the line of the ``.ipynb`` file where its source
+    line is written (the cell, numbered from 1, starts the message)."""
     out = []
+    in_notebooks = _notebook_positions(findings)
     for f in findings:
         props = (f"file={github_property(f.path)},line={f.span.line},col={f.span.col + 1},"
                  f"endLine={f.span.end_line},endColumn={f.span.end_col + 1},"
                  f"title={github_property('replayssm-lint ' + f.code)}")
-        cell = f"cell {f.span.cell}: " if f.span.cell is not None else ""
+        if f.span.cell is not None:
+            props = _notebook_github_props(f, in_notebooks)
+        cell = f"cell {f.span.cell + 1}: " if f.span.cell is not None else ""
         out.append(f"::{_GITHUB_COMMAND[severity(f.code)]} {props}::"
                    f"{github_data(cell + f.code + ' ' + f.message)}\n")
     return "".join(out)
+
+
+def _notebook_github_props(f: Finding, positions: dict[tuple[str, int, int, int], tuple[int, int]]) -> str:
+    """``file=...,line=...`` of a notebook finding: the line and column in the ``.ipynb`` file's
+    text (line 1 when the file cannot be mapped), no end (a cell's end is another JSON string)."""
+    assert f.span.cell is not None
+    line, col = positions.get((f.path, f.span.cell, f.span.line, f.span.col), (1, 0))
+    return (f"file={github_property(f.path)},line={line},col={col + 1},"
+            f"title={github_property('replayssm-lint ' + f.code)}")
 
 
 # ---------------------------------------------------------------------------
@@ -141,8 +155,12 @@ def _notebook_positions(findings: Sequence[Finding]) -> dict[tuple[str, int, int
     return out
 
 
-def sarif(findings: Sequence[Finding], rules: Iterable[Rule], base: str | None = None) -> str:
-    """SARIF 2.1.0: relative URIs under %SRCROOT%, levels from severities, notebook lines in the file."""
+def sarif(findings: Sequence[Finding], rules: Iterable[Rule], base: str | None = None,
+          docs_url: str | None = None) -> str:
+    """SARIF 2.1.0: relative URIs under %SRCROOT%, levels from severities, notebook lines in the
+    file, and each rule's ``helpUri`` its page (``docs_url``, the ``docs-url`` setting)."""
+    from .config import DEFAULT_DOCS_URL, docs_page
+
     base = os.path.abspath(base or os.getcwd())
     rule_list = []
     for rule in rules:
@@ -152,6 +170,7 @@ def sarif(findings: Sequence[Finding], rules: Iterable[Rule], base: str | None =
             "shortDescription": {"text": rule.summary.split(". ")[0].rstrip(".") + "."},
             "fullDescription": {"text": doc}, "help": {"text": doc, "markdown": doc},
             "defaultConfiguration": {"level": rule.severity, "enabled": rule.default_enabled},
+            "helpUri": docs_page(docs_url or DEFAULT_DOCS_URL, rule.code),
         })
     index = {rule["id"]: i for i, rule in enumerate(rule_list)}
     in_notebooks = _notebook_positions(findings)

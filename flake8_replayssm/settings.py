@@ -94,6 +94,76 @@ def _dirs(value: Any, root: Path) -> tuple[Path, ...]:
     return tuple(root / item for item in value)
 
 
+def _anchored(pattern: str, root: Path) -> str:
+    """A glob with a ``/`` is relative to the folder of the file that sets it (the current
+    folder on a command line), as ruff reads it, unless it starts with ``*`` (``*/gen/*``:
+    anywhere); a bare name matches a file's or folder's name anywhere."""
+    import os
+
+    negated, body = (pattern[:1], pattern[1:]) if pattern.startswith("!") else ("", pattern)
+    body = body.strip()
+    if "/" not in body.rstrip("/"):
+        return negated + body.rstrip("/")
+    if body.startswith("*"):
+        return negated + body
+    return negated + os.path.normpath(os.path.join(root, body))
+
+
+def _globs(value: Any, root: Path) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [item for item in re.split(r"[,\n]", value) if item.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise ValueError("expected a list of globs such as [\"build\", \"docs/generated/*\"]")
+    return tuple(_anchored(item, root) for item in value)
+
+
+def _per_file_ignores(value: Any, root: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A TOML table ``{"glob" = ["RSM201"]}``, or flake8's text ``glob:CODE,CODE glob2:CODE``."""
+    if isinstance(value, str):
+        table: dict[str, list[str]] = {}
+        current = None
+        for token in re.split(r"[\s,]+", value):
+            if ":" in token:
+                current, _, codes = token.rpartition(":")
+                if not current:
+                    raise ValueError(f"{token!r}: expected glob:CODE")
+                table.setdefault(current, []).extend([codes] if codes else [])
+            elif token:
+                if current is None:
+                    raise ValueError(f"{token!r}: a code before any glob (expected glob:CODE,CODE)")
+                table[current].append(token)
+        value = table
+    if not isinstance(value, dict):
+        raise ValueError("expected a table of glob = [codes], e.g. {\"tests/*\" = [\"RSM201\"]}")
+    out = []
+    for pattern, codes in value.items():
+        if not str(pattern).strip():
+            raise ValueError("an empty glob")
+        out.append((_anchored(str(pattern), root), _codes(codes, root)))
+    return tuple(out)
+
+
+def _boolean(value: Any, root: Path) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = _text(value).lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise ValueError("expected true or false")
+
+
+def _url(value: Any, root: Path) -> str:
+    from urllib.parse import urlsplit
+
+    text = _text(value)
+    if urlsplit(text).scheme not in ("http", "https", "file") or any(c.isspace() for c in text):
+        raise ValueError("expected an http(s) or file URL, with {code} where the code goes "
+                         "(or a base URL: CODE.md is added)")
+    return text
+
+
 @dataclass(frozen=True)
 class Key:
     """One setting: the :class:`LintConfig` field it fills and how a written value is read."""
@@ -101,6 +171,10 @@ class Key:
     field: str
     read: Callable[[Any, Path], Any]
     help: str
+    #: a setting of the directory walk (the CLI and the configuration files; flake8 walks itself)
+    walk: bool = False
+    #: a switch: ``--key`` / ``--no-key`` on the command line rather than ``--key VALUE``
+    switch: bool = False
 
 
 SETTINGS: dict[str, Key] = {
@@ -120,9 +194,26 @@ SETTINGS: dict[str, Key] = {
                                                              "(default: image tag, pins, installed, newest)"),
     "gpu": Key("gpu", _one_of(GPUS), "GPU generation SGLang launches run on: hopper, blackwell (default: "
                                      "judged for both; a code is reported only if it holds for both)"),
+    "extend-select": Key("extend_select", _codes, "codes or prefixes to report on top of select "
+                                                  "(RSM201 turns that off-by-default code on)"),
+    "extend-ignore": Key("extend_ignore", _codes, "codes or prefixes to leave out, on top of ignore"),
+    "per-file-ignores": Key("per_file_ignores", _per_file_ignores,
+                            "codes to leave out per file: GLOB:CODE[,CODE] GLOB:CODE... (a glob with a / "
+                            "is relative to the current folder)"),
+    "exclude": Key("exclude", _globs, "comma-separated globs of paths a directory walk skips (replaces the "
+                                      "configuration's exclude)", walk=True),
+    "extend-exclude": Key("extend_exclude", _globs, "comma-separated globs of paths to skip, on top of exclude",
+                          walk=True),
+    "respect-gitignore": Key("respect_gitignore", _boolean,
+                             "skip what the git work tree's .gitignore files ignore in a directory walk "
+                             "(default: on; files named on the command line are always checked)",
+                             walk=True, switch=True),
+    "docs-url": Key("docs_url", _url, "each code's documentation page, {code} for the code (SARIF helpUri, the "
+                                      "language server's links; default: the repository's docs/rules/)"),
 }
 #: list settings that add up across sources (command line, INI, pyproject) instead of replacing
-ACCUMULATING = frozenset({"ignore", "enable"})
+ACCUMULATING = frozenset({"ignore", "enable", "extend-select", "extend-ignore", "per-file-ignores",
+                          "extend-exclude"})
 
 
 def check_value(key: str, value: Any, root: Path) -> Any:

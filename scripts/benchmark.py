@@ -55,6 +55,13 @@ What it measures
    section 2), and the CLI's startup on an empty directory and on one shell file.
    Needs no vLLM tree (``--dense N`` alone runs only this part).
 
+5. ``--lsp-cold [N]``: the language server's cold start as an editor sees it: the
+   process is started (the ``replayssm-lint`` console script), ``initialize`` is sent at
+   once, then ``initialized`` and ``didOpen`` of a 300-line shell script with launches;
+   the figures are the time to the ``initialize`` answer and to that document's first
+   ``publishDiagnostics``, from the process's start (median of N starts after a discarded
+   one), and the import times behind them.  Needs the ``lsp`` extra and no tree.
+
 Runs alternate (grep, CLI, ..., flake8 without/with in ABBA order) for up to
 ``--repeat`` rounds, and the medians are reported with their count.  Rounds
 after the first run only while ``--budget`` seconds allow another round.
@@ -315,14 +322,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="semgrep to run as the peer on the dense tree (default: semgrep on PATH)")
     ap.add_argument("--lsp", action="store_true", help="measure the language server's latency (section 3)")
     ap.add_argument("--lsp-edits", type=int, default=30, help="edits per latency figure (default 30)")
+    ap.add_argument("--lsp-cold", type=int, nargs="?", const=10, metavar="N",
+                    help="measure the language server's cold start, N starts (default 10; section 5)")
     ns = ap.parse_args(argv)
     warm_bytecode()
 
     if ns.vllm_tree is None:
-        if not ns.lsp and not ns.dense:
-            ap.error("--vllm-tree is required (or --dense N, or --lsp, alone)")
+        if not ns.lsp and not ns.dense and not ns.lsp_cold:
+            ap.error("--vllm-tree is required (or --dense N, --lsp or --lsp-cold, alone)")
         rc = dense_section(ns) if ns.dense else 0
-        return lsp_latency(ns.lsp_edits) if ns.lsp else rc
+        rc = lsp_latency(ns.lsp_edits) if ns.lsp else rc
+        return lsp_cold_start(ns.lsp_cold) if ns.lsp_cold else rc
 
     tree = ns.vllm_tree.resolve()
     if not tree.is_dir():
@@ -710,6 +720,135 @@ def lsp_latency(edits: int) -> int:
     asyncio.run(drive())
     print(f"  load average at end: {load()}")
     return 0
+
+
+# ---------------------------------------------------------------- language server: cold start
+
+
+def _frame(message: dict) -> bytes:
+    import json
+
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _read_message(stream) -> dict | None:  # type: ignore[no-untyped-def]
+    import json
+
+    length = None
+    while True:
+        line = stream.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode("ascii").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    return json.loads(stream.read(length)) if length is not None else None
+
+
+def server_command() -> list[str]:
+    """``replayssm-lint server`` as an editor starts it: the console script next to this interpreter."""
+    script = Path(sys.executable).with_name("replayssm-lint")
+    return [str(script), "server"] if script.exists() else [sys.executable, "-m", "flake8_replayssm", "server"]
+
+
+def _process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) a running process has used so far (Linux's /proc; else None)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def lsp_cold_start_once(text: str, uri: str, root: str,
+                        timeout: float = 120.0) -> tuple[float, float, float | None]:
+    """Start the server, ``initialize`` at once (as editors do), then ``initialized`` and
+    ``didOpen``: seconds from the start of the process to the ``initialize`` answer and to the
+    first ``publishDiagnostics`` of the opened document, and the server's CPU seconds by then
+    (which a busy machine does not inflate as it does wall time)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": os.getpid(), "rootUri": root, "capabilities": {}}}))
+        proc.stdin.flush()
+        initialized = diagnosed = None
+        while diagnosed is None:
+            if time.perf_counter() - t0 > timeout:
+                raise TimeoutError("no diagnostics from the language server")
+            message = _read_message(proc.stdout)
+            if message is None:
+                raise RuntimeError("the language server exited")
+            if message.get("id") == 1 and initialized is None:
+                initialized = time.perf_counter() - t0
+                proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+                proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+                    "textDocument": {"uri": uri, "languageId": "shellscript", "version": 0, "text": text}}}))
+                proc.stdin.flush()
+            elif message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
+                diagnosed = time.perf_counter() - t0
+                cpu = _process_cpu(proc.pid)
+                if not message["params"]["diagnostics"]:
+                    raise RuntimeError("the benchmark's script should have findings")
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        proc.wait(timeout=30)
+        assert initialized is not None
+        return initialized, diagnosed, cpu
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def import_seconds(module: str) -> float:
+    """Seconds to import ``module`` in a fresh interpreter (bytecode cached), as it measures it."""
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+
+
+def lsp_cold_start(runs: int) -> int:
+    """Section 5: from starting the language server to the first diagnostics of a document."""
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError:
+        print('the language server benchmark needs the lsp extra: pip install "flake8-replayssm[lsp]"')
+        return 2
+    work = Path(tempfile.mkdtemp(prefix="replayssm-lsp-cold-"))
+    try:
+        script = work / "serve.sh"
+        text = shell_script()
+        script.write_text(text)
+        print(f"\nlanguage server cold start: `{' '.join(Path(server_command()[0]).name.split())} server` "
+              f"started, initialize, then didOpen of a {text.count(chr(10))}-line shell script "
+              f"(median of {runs} starts, after one discarded start that warms the caches)")
+        print(f"  load average at start: {load()}")
+        lsp_cold_start_once(text, script.as_uri(), work.as_uri())
+        answers, firsts, cpus = [], [], []
+        for _ in range(runs):
+            answered, diagnosed, cpu = lsp_cold_start_once(text, script.as_uri(), work.as_uri())
+            answers.append(answered)
+            firsts.append(diagnosed)
+            cpus += [cpu] if cpu is not None else []
+        print(f"  initialize answered after {1000 * statistics.median(answers):.0f} ms; first diagnostics "
+              f"{1000 * statistics.median(firsts):.0f} ms after the start (max {1000 * max(firsts):.0f} ms)"
+              + (f"; the server's CPU by then {1000 * statistics.median(cpus):.0f} ms" if cpus else ""))
+        parts = {module: import_seconds(module) for module in
+                 ("lsprotocol.types", "pygls.lsp.server", "flake8_replayssm.lsp.server", "libcst")}
+        print("  of which imports (one fresh interpreter each, cumulative): "
+              + ", ".join(f"{module} {1000 * seconds:.0f} ms" for module, seconds in parts.items()))
+        print("  (libcst is imported only when a code action is asked for)")
+        print(f"  load average at end: {load()}")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _count_lines_of(cmd: list[str]) -> int:

@@ -94,18 +94,28 @@ def test_installed_vllm_is_read_from_its_metadata(tmp_path, monkeypatch):
 
 
 def test_no_vllm_on_the_path_means_no_metadata_import(tmp_path):
-    """The quick look at sys.path's folders answers without importlib.metadata."""
-    code = textwrap.dedent("""
+    """The quick look at sys.path's folders answers without importlib.metadata.
+
+    The package is imported as installed (editable or not, wherever its dependencies are);
+    only then is sys.path narrowed to folders without any vLLM metadata: an empty folder
+    and the standard library's own (no site-packages, where a developer may have vLLM).
+    """
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code = textwrap.dedent(f"""
         import sys
-        sys.path[:] = [p for p in sys.path if 'site-packages' not in p and 'dist-packages' not in p]
         from flake8_replayssm import target
-        print(target.installed_version("vllm"), 'importlib.metadata' in sys.modules)
+        before = 'importlib.metadata' in sys.modules
+        sys.path[:] = [{str(empty)!r}] + [p for p in sys.path
+                                          if p and 'site-packages' not in p and 'dist-packages' not in p]
+        print(before, target.installed_version("vllm"), 'importlib.metadata' in sys.modules)
     """)
-    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(target.__file__))}
+    package_parent = os.path.dirname(os.path.dirname(target.__file__))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["None", "False"]
+    assert proc.stdout.split() == ["False", "None", "False"]
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="file owners are POSIX")

@@ -59,10 +59,41 @@ def test_fix_names_every_finding_left_with_its_reason_and_counts_them(tmp_path, 
     lines = out.splitlines()
     assert any("RSM007" in line and "[not fixed: no automatic fix for this code]" in line for line in lines)
     assert any("RSM001" in line and "[not fixed: needs --unsafe: removing --use-replayssm" in line for line in lines)
-    assert f"fixed {script}: RSM002, RSM008 x2" in lines
-    # RSM002 on line 1, RSM008 on line 2 fixed; RSM007 and RSM001 left
-    assert lines[-1] == "Found 4 findings (2 fixed, 2 remaining); 1 more fixable with --unsafe."
+    # Falcon-H1 cannot use ReplaySSM (RSM001): its RSM008 gets no safe fix (pinning the runner would
+    # leave a launch that still fails); dropping the flag, with --unsafe, fixes both
+    assert any("RSM008" in line and "see RSM001" in line and "[not fixed: needs --unsafe: dropping "
+               "--use-replayssm for the unsupported model (RSM001) removes it too]" in line for line in lines)
+    assert f"fixed {script}: RSM002" in lines
+    # RSM002 on line 1 fixed; RSM007, and RSM001 + RSM008 on line 2, left
+    assert lines[-1] == "Found 4 findings (1 fixed, 3 remaining); 2 more fixable with --unsafe."
     assert "--disable-prefix-caching" in script.read_text()
+    assert script.read_text().splitlines()[1] == "vllm serve tiiuae/Falcon-H1-1.5B-Instruct --use-replayssm"
+
+
+def test_fix_counts_findings_not_edits(tmp_path, capsys):
+    """One RSM008 fixed by an environment word and a pinned backend is one RSM008; two are x2."""
+    script = tmp_path / "serve.sh"
+    script.write_text(f"vllm serve {NANO} --use-replayssm\n")
+    code, out, _ = fix(capsys, "--vllm-version", "0.32.0", str(script))
+    assert script.read_text() == (f"VLLM_USE_V2_MODEL_RUNNER=0 vllm serve {NANO} --use-replayssm "
+                                  "--mamba-cache-mode align --mamba-backend triton\n")
+    assert (code, out.splitlines()) == (0, [f"fixed {script}: RSM008", "Found 1 finding (1 fixed, 0 remaining)."])
+    script.write_text(f"vllm serve {NANO} --use-replayssm\nvllm serve {NANO} --use-replayssm --port 8001\n")
+    code, out, _ = fix(capsys, "--vllm-version", "0.33.0", str(script))
+    assert (code, out.splitlines()) == (0, [f"fixed {script}: RSM008 x2", "Found 2 findings (2 fixed, 0 remaining)."])
+
+
+def test_an_unsupported_model_gets_only_the_fix_that_drops_the_flag(tmp_path, capsys):
+    script = tmp_path / "serve.sh"
+    launch = "vllm serve tiiuae/Falcon-H1-1.5B-Instruct --use-replayssm --enable-prefix-caching\n"
+    for release in ("0.27.0", "0.33.0"):  # RSM002 (align mode) on 0.27, RSM008 (the runner) on 0.33
+        script.write_text(launch)
+        code, out, _ = fix(capsys, "--diff", "--vllm-version", release, str(script))
+        assert (code, out) == (1, "")  # no safe edit: the launch would fail all the same
+        code, out, _ = fix(capsys, "--unsafe", "--vllm-version", release, str(script))
+        assert script.read_text() == launch.replace(" --use-replayssm", "")
+        assert code == 0 and out.splitlines()[0] == f"fixed {script}: " + (
+            "RSM001, RSM002" if release == "0.27.0" else "RSM001, RSM008")
 
 
 def test_a_launch_with_an_unfixable_code_still_gets_its_safe_fixes():
@@ -81,9 +112,9 @@ def test_exit_0_when_nothing_is_left(tmp_path, capsys):
     assert fix(capsys, "--vllm-version", "0.33.0", str(script))[:2] == (0, "No findings.\n")
 
 
-def test_missing_path_is_a_usage_error(tmp_path, capsys):
+def test_missing_path_is_an_error(tmp_path, capsys):
     code, out, err = fix(capsys, str(tmp_path / "nosuch.sh"))
-    assert (code, out) == (2, "") and "nosuch.sh" in err
+    assert (code, out) == (2, "No findings.\n") and f"{tmp_path / 'nosuch.sh'}: no such file or directory" in err
 
 
 def test_diff_keeps_stdout_a_clean_diff(tmp_path, capsys):

@@ -336,7 +336,7 @@ def test_the_fix_hook_does_not_take_a_file_named_unsafe_as_an_option(tree):
 @pytest.mark.parametrize("args", [["check", "--", "--vllm-version"], ["fix", "--", "--vllm-version"]])
 def test_after_double_dash_an_option_is_a_file_name_and_the_error_says_so(tree, args):
     proc = cli(tree, *args)
-    assert proc.returncode == 2 and b"no such file or directory: --vllm-version" in proc.stderr
+    assert proc.returncode == 2 and b"error: --vllm-version: no such file or directory" in proc.stderr
     assert b"after `--` every argument is a file name" in proc.stderr
 
 

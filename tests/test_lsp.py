@@ -19,6 +19,7 @@ from lsp_client import (
 )
 from pytest_lsp import LanguageClient
 
+from flake8_replayssm.config import DEFAULT_DOCS_URL
 from flake8_replayssm.rules import BY_CODE
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -66,6 +67,7 @@ async def test_open_change_close_give_the_clis_findings(client: LanguageClient, 
         assert d.message.startswith(finding["message"])  # the CLI's words, then the release and why
         assert f"judged for vLLM {finding['vllm_version']}: {finding['vllm_version_reason']}" in d.message
         assert d.severity == {"error": 1, "warning": 2, "note": 3}[BY_CODE[d.code].severity]
+        assert d.code_description.href == DEFAULT_DOCS_URL.replace("{code}", str(d.code))  # its rule page
 
     # the buffer, not the file: an edit the file does not have changes the diagnostics
     edited = text.replace("--use-replayssm", "--max-num-seqs").replace("use_replayssm=True", "max_num_seqs=8")

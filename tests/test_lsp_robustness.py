@@ -124,7 +124,9 @@ def test_without_pygls_the_server_says_how_to_install_it():
                "raise SystemExit(main(['server']))")
     done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert 'pip install "flake8-replayssm[lsp]"' in done.stderr
+    # the package is not on PyPI: the hint names what installs in any environment, and the README
+    assert 'needs the "lsp" extra: pip install "pygls>=2,<3" "lsprotocol>=2025.0.0"' in done.stderr
+    assert "README's Install section" in done.stderr
     assert done.stdout == ""
 
 

@@ -97,6 +97,19 @@ def test_settings_read_camel_and_kebab_keys_and_leave_bad_values_out(tmp_path: P
     assert read_settings(["x"], None)[1]
 
 
+def test_docs_url_and_extend_settings_reach_the_configuration(tmp_path: Path):
+    from flake8_replayssm.lsp.settings import config_for_document
+
+    settings, problems = read_settings({"docsUrl": "https://lint.example/{code}", "extendSelect": ["RSM201"],
+                                        "extendIgnore": "RSM105"}, str(tmp_path))
+    assert problems == []
+    config = config_for_document(str(tmp_path / "serve.sh"), settings, str(tmp_path))
+    assert config.docs_page("RSM008") == "https://lint.example/RSM008"
+    assert config.is_enabled("RSM201") and not config.is_enabled("RSM105")
+    assert read_settings({"docsUrl": "javascript:alert(1)"}, None)[1] == [
+        "docsUrl: expected an http(s) or file URL, with {code} where the code goes (or a base URL: CODE.md is added)"]
+
+
 def test_later_settings_change_only_the_keys_they_have():
     initial = Settings(vllm_version="0.28.0", ignore=("RSM105",))
     assert read_settings({}, None, initial) == (initial, [])  # an editor's empty section
@@ -133,3 +146,18 @@ def test_debounce_lints_at_once_then_once_per_burst_and_never_two_at_a_time():
     last = asyncio.run(scenario())
     assert len(runs) == 2 and runs[1] >= last + 0.1 - 0.01
     assert peak == 1
+
+
+def test_the_server_starts_without_the_fix_machinery():
+    """The first diagnostics are on an editor's critical path: libcst and the fix planner are
+    imported only when a code action is asked for (scripts/benchmark.py --lsp-cold has the times)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, flake8_replayssm.lsp.server as s; s.build_server(); "
+            "print(sorted(m for m in sys.modules if m == 'libcst' or m.startswith('flake8_replayssm.fix')), "
+            "s.installed_version())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    from flake8_replayssm import __version__
+
+    assert out.split() == ["[]", __version__]

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from flake8_replayssm import cli, target
+from flake8_replayssm.config import DEFAULT_DOCS_URL
 from flake8_replayssm.rules import BY_CODE, RULES, severity
 
 NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
@@ -134,7 +135,10 @@ def test_sarif_levels_names_and_no_dead_links(project, capsys):
     rules = run_["tool"]["driver"]["rules"]
     assert [r["name"] for r in rules] == [r.name for r in RULES]  # readable names, not the codes again
     assert all(r["defaultConfiguration"]["level"] == BY_CODE[r["id"]].severity for r in rules)
-    assert "informationUri" not in run_["tool"]["driver"] and not any("helpUri" in r for r in rules)
+    assert "informationUri" not in run_["tool"]["driver"]
+    # each rule's "learn more" is its page in docs/rules/ (generated, so it exists for every code)
+    assert [r["helpUri"] for r in rules] == [DEFAULT_DOCS_URL.replace("{code}", r.code) for r in RULES]
+    assert all((ROOT / "docs" / "rules" / f"{r['id']}.md").is_file() for r in rules)
     assert [r["level"] for r in run_["results"]] == ["error", "warning", "note"]
 
 
@@ -158,6 +162,25 @@ def test_sarif_notebook_findings_point_at_the_ipynb_line(project, capsys):
     assert "!vllm serve" in line  # the line of the .ipynb where that source line is written
     assert line[region["startColumn"] - 1:].startswith("--use-replayssm")
     assert (result["properties"]["cell"], result["properties"]["cellLine"]) == (1, 2)
+
+
+def test_notebook_positions_in_every_format(project, capsys):
+    """Text numbers cells from 1 (as ruff: ``nb.ipynb:cell 2:2:...``); JSON keeps the 0-based index
+    into ``cells``; GitHub annotations, like SARIF, name the .ipynb line where the source line is."""
+    (project / "serve.sh").unlink()
+    text = json.dumps(NOTEBOOK, indent=1)
+    (project / "nb.ipynb").write_text(text)
+    column = NOTEBOOK["cells"][1]["source"][1].index("--use-replayssm") + 1
+    _, out, _ = run(capsys, "check", *ARGS, "nb.ipynb")
+    assert out.startswith(f"nb.ipynb:cell 2:2:{column}: RSM008 error: ")
+    _, out, _ = run(capsys, "check", "--format", "json", *ARGS, "nb.ipynb")
+    assert [(f["cell"], f["line"], f["column"]) for f in json.loads(out)] == [(1, 2, column)]
+    _, out, _ = run(capsys, "check", "--format", "github", *ARGS, "nb.ipynb")
+    props, _, message = out.partition("::")[2].partition("::")
+    fields = dict(item.split("=", 1) for item in props.split(" ", 1)[1].split(","))
+    line = text.splitlines()[int(fields["line"]) - 1]
+    assert "!vllm serve" in line and line[int(fields["col"]) - 1:].startswith("--use-replayssm")
+    assert message.startswith("cell 2: RSM008 ")
 
 
 # ---------------------------------------------------------------- control characters

@@ -25,6 +25,7 @@ import difflib
 import os
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Mapping, TextIO
 
 from .. import project
@@ -71,6 +72,8 @@ class FileFix:
     left: list[tuple[Finding, str]] = field(default_factory=list)
     #: findings only --unsafe would fix (counted when --unsafe was not given)
     unsafe_more: int = 0
+    #: the codes of the findings the fixes removed, with how many of each (what the summary names)
+    fixed_codes: collections.Counter[str] = field(default_factory=collections.Counter)
     error: str | None = None
     decoded: Decoded | None = None
     original: bytes = b""
@@ -120,7 +123,8 @@ def _remaining(text: str, kind: str, config: LintConfig, path: str) -> list[Find
     return lint_text(text, kind, config, path=path).findings
 
 
-def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counter[str]) -> str:
+def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counter[str],
+         unsupported_at: frozenset[tuple[int | None, int, int]] = frozenset()) -> str:
     code = finding.code
     if code in REPORT_ONLY:
         return "no automatic fix for this code"
@@ -128,6 +132,8 @@ def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counte
         return f"it is in {finding.span.source}; fix that file"
     if unsafe_codes[code] > 0:
         unsafe_codes[code] -= 1
+        if code != "RSM001" and (finding.span.cell, finding.span.line, finding.span.col) in unsupported_at:
+            return "needs --unsafe: dropping --use-replayssm for the unsupported model (RSM001) removes it too"
         line = outcome.text.splitlines()[finding.span.line - 1] if finding.span.cell is None \
             and 0 < finding.span.line <= outcome.text.count("\n") + 1 else ""
         if code == "RSM008" and "VLLM_USE_V2_MODEL_RUNNER is unset" in finding.message and "use_replayssm" in line:
@@ -182,10 +188,11 @@ def fix_file(path: str, config: LintConfig, *, unsafe: bool = False) -> FileFix 
                 f.code for f in _remaining(bolder.text, kind, config, path))
         except Exception:
             pass
-    result.fixed = sum((collections.Counter(f.code for f in result.before)
-                        - collections.Counter(f.code for f in left)).values())
+    result.fixed_codes = collections.Counter(f.code for f in result.before) - collections.Counter(f.code for f in left)
+    result.fixed = sum(result.fixed_codes.values())
     result.unsafe_more = sum(unsafe_codes.values())
-    result.left = [(f, _why(f, outcome, unsafe_codes)) for f in left]
+    unsupported_at = frozenset((f.span.cell, f.span.line, f.span.col) for f in left if f.code == "RSM001")
+    result.left = [(f, _why(f, outcome, unsafe_codes, unsupported_at)) for f in left]
     return result
 
 
@@ -194,14 +201,16 @@ def run_fix(ns: argparse.Namespace, overrides: Mapping[str, Any], *, out: TextIO
     out = out or sys.stdout
     err = err or sys.stderr
     project.clear_caches()  # one run, one reading of each settings file
-    project.require_paths(ns.paths)
     project.settings_for(ns.paths[0] if ns.paths else None, overrides)  # bad settings stop the run here
-    excludes = [p.strip() for p in (getattr(ns, "exclude", "") or "").split(",") if p.strip()]
+    problems = project.path_problems(ns.paths)
+    for path, why in problems.items():  # each is an error line; the other paths are still fixed
+        print(f"replayssm-lint: error: {shown(path)}: {shown(why)}", file=err)
     write = not (ns.diff or ns.check)
     talk = err if ns.diff else out  # a diff on stdout stays a clean diff
     totals = collections.Counter()
     errors = 0
-    for path in project.iter_files(ns.paths, excludes):
+    for path in project.iter_files([p for p in ns.paths if p not in problems],
+                                   settings=partial(project.settings_for, overrides=overrides)):
         config = project.settings_for(path, overrides)
         result = fix_file(path, config, unsafe=bool(ns.unsafe))
         if result is None:
@@ -226,7 +235,7 @@ def run_fix(ns: argparse.Namespace, overrides: Mapping[str, Any], *, out: TextIO
         totals.update(found=result.found, fixed=result.fixed, left=len(result.left),
                       unsafe=result.unsafe_more, changed=int(result.changed))
     print(_closing_line(totals, write), file=talk)
-    if errors:
+    if errors or problems:
         return 2
     if totals["left"] or (totals["changed"] and not write):
         return 1
@@ -238,6 +247,7 @@ def _refused(result: FileFix, why: str) -> None:
     assert result.outcome is not None
     result.left = [(f, f"not written: {why}") for f in result.before]
     result.fixed = result.unsafe_more = 0
+    result.fixed_codes = collections.Counter()
     result.outcome = FixOutcome(result.outcome.original, result.outcome.original)
 
 
@@ -245,12 +255,14 @@ def _print_file(result: FileFix, stream: TextIO, write: bool) -> None:
     for finding, why in result.left:
         where = f"{finding.path or result.path}:"
         if finding.span.cell is not None:
-            where += f"cell {finding.span.cell}:"
+            where += f"cell {finding.span.cell + 1}:"  # numbered from 1, as in check's text output
         stream.write(line(f"{where}{finding.span.line}:{finding.span.col + 1}: {finding.code} "
                           f"{severity(finding.code)}: {finding.message} [not fixed: {why}]") + "\n")
     if result.changed:
         assert result.outcome is not None
-        counts = collections.Counter(result.outcome.fixed)
+        # findings, not edits: one RSM008 fixed by an environment word and two pins is "RSM008", and
+        # an RSM305 fixed by the edit that also fixes RSM302 elsewhere is named RSM305
+        counts = result.fixed_codes or collections.Counter(dict.fromkeys(result.outcome.fixed, 1))
         codes = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(counts.items()))
         verb = "fixed" if write else "would fix"
         stream.write(f"{verb} {shown(result.path)}: {codes}\n")

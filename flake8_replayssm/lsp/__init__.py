@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 
-INSTALL_HINT = 'replayssm-lint server needs the "lsp" extra: pip install "flake8-replayssm[lsp]"'
+INSTALL_HINT = ('replayssm-lint server needs the "lsp" extra: pip install "pygls>=2,<3" "lsprotocol>=2025.0.0" '
+                '(or ".[lsp]" in a clone; the README\'s Install section has every way)')
 
 
 def run_server(tcp: str | None = None) -> int:

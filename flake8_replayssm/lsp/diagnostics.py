@@ -23,6 +23,7 @@ from lsprotocol import types
 from pygls.workspace import PositionCodec
 
 from .. import engines
+from ..config import DEFAULT_DOCS_URL, docs_page
 from ..lint import FileResult
 from ..model import Finding, Span
 from ..rules import severity
@@ -44,8 +45,10 @@ class Placed:
     finding: Finding
 
 
-def place(snapshot: Snapshot, result: FileResult, codec: PositionCodec) -> list[Placed]:
-    """The diagnostics of ``result`` (a lint of ``snapshot``), in the documents they belong to."""
+def place(snapshot: Snapshot, result: FileResult, codec: PositionCodec,
+          docs_url: str = DEFAULT_DOCS_URL) -> list[Placed]:
+    """The diagnostics of ``result`` (a lint of ``snapshot``), in the documents they belong to;
+    each links to its code's page (``codeDescription``, from the ``docsUrl`` setting)."""
     anchors = {(f.span, f.code): v.launch.anchor for v in result.verdicts for f in v.findings}
     locate = _locator(snapshot, codec)
     out = []
@@ -71,6 +74,7 @@ def place(snapshot: Snapshot, result: FileResult, codec: PositionCodec) -> list[
             message=prefix + message(finding),
             severity=_SEVERITY.get(severity(finding.code), types.DiagnosticSeverity.Error),
             code=finding.code,
+            code_description=types.CodeDescription(docs_page(docs_url, finding.code)),
             source=SOURCE,
             related_information=related,
         ), finding))

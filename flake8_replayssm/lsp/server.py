@@ -16,12 +16,11 @@ import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from .. import __version__
 from ..files import MAX_SOURCE_BYTES
 from ..config import ConfigError
 from ..escaping import EscapingFormatter
@@ -29,7 +28,9 @@ from ..lint import lint_text
 from ..rules import BY_CODE
 from . import diagnostics as diag
 from .documents import Cell, Snapshot, cell_type, notebook_snapshot, path_of, text_snapshot
-from .fixes import Fix, Fixer
+
+if TYPE_CHECKING:  # the fix machinery (libcst, the planner) is imported when a code action is asked for
+    from .fixes import Fix, Fixer
 from .positions import text_edits
 from .scheduling import Debouncer
 from .transport import BoundedInput
@@ -55,7 +56,7 @@ class Outcome:
 class ReplaySSMServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
-            "replayssm-lint", __version__,
+            "replayssm-lint", installed_version(),
             # whole texts: pygls's incremental updates split lines at form feeds and other
             # separators that LSP does not count as line ends, which would garble the buffer
             text_document_sync_kind=types.TextDocumentSyncKind.Full,
@@ -139,7 +140,7 @@ class ReplaySSMServer(LanguageServer):
             result = lint_text(snapshot.text, snapshot.kind, config, path=snapshot.path)
             if result.error:
                 return Outcome(snapshot, problem=f"{name}: {result.error}")
-            return Outcome(snapshot, diag.place(snapshot, result, self.codec()))
+            return Outcome(snapshot, diag.place(snapshot, result, self.codec(), config.docs_url))
         except Exception as exc:  # a bug of ours: this document gets no diagnostics, the server lives
             return Outcome(snapshot, problem=f"{name}: internal error while linting ({type(exc).__name__}: "
                                              f"{exc})\n{traceback.format_exc(limit=-8)}")
@@ -217,9 +218,11 @@ class ReplaySSMServer(LanguageServer):
         cached = self.fixers.get(snapshot.uri)
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
+        from .fixes import Fixer  # libcst and the planner: only once a fix is asked for
+
         config = config_for_document(snapshot.path, settings, self.root)
         result = lint_text(snapshot.text, snapshot.kind or "", config, path=snapshot.path)
-        fixer, placed = Fixer(snapshot, config, result), diag.place(snapshot, result, self.codec())
+        fixer, placed = Fixer(snapshot, config, result), diag.place(snapshot, result, self.codec(), config.docs_url)
         self.fixers[snapshot.uri] = (key, fixer, placed)
         return fixer, placed
 
@@ -269,6 +272,28 @@ class ReplaySSMServer(LanguageServer):
                                        text_edits(old, new, codec))
                 for uri, version, old, new in documents])
         return types.WorkspaceEdit(changes={uri: text_edits(old, new, codec) for uri, _, old, new in documents})
+
+
+def installed_version() -> str:
+    """This package's version for the ``initialize`` answer, without :mod:`importlib.metadata`
+    when the installed ``.dist-info`` folder's name says it (the server's start is on the
+    editor's critical path; that import costs more than reading one folder)."""
+    import os
+    import re
+    import sys
+
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            m = re.fullmatch(r"flake8_replayssm-([^-]+)\.dist-info", name)
+            if m is not None:
+                return m.group(1)
+    from .. import __version__
+
+    return str(__version__)
 
 
 def _wants(only: Sequence[str] | None, kind: str) -> bool:

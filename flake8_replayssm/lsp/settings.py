@@ -46,13 +46,18 @@ class Settings:
     model_dirs: tuple[Path, ...] = ()
     extra_models: Mapping[str, str] = field(default_factory=dict)
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    extend_select: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
+    #: each code's page (``{code}``), the diagnostics' ``codeDescription`` link
+    docs_url: str | None = None
 
     def overrides(self) -> dict[str, object]:
         """The settings as :func:`flake8_replayssm.project.settings_for` overrides (unset ones left out)."""
         values = {"vllm_version": self.vllm_version, "platform": self.platform, "select": self.select,
                   "ignore": self.ignore, "enable": self.enable, "extra_args": self.extra_args,
                   "extra_models": dict(self.extra_models), "sglang_version": self.sglang_version,
-                  "gpu": self.gpu}
+                  "gpu": self.gpu, "extend_select": self.extend_select, "extend_ignore": self.extend_ignore,
+                  "docs_url": self.docs_url}
         out: dict[str, object] = {name: value for name, value in values.items() if value}
         if self.vllm_version:
             out["vllm_version_source"] = "the editor's vllmVersion setting"

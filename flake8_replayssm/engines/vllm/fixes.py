@@ -100,6 +100,13 @@ def needs_v2(message: str) -> bool:
     return "requires VLLM_USE_V2_MODEL_RUNNER=1" in message
 
 
+def replayssm_unsupported(findings: Sequence[Finding]) -> bool:
+    """RSM001 among a launch's findings: vLLM refuses ReplaySSM for the model whatever else the
+    launch sets, so no fix pins the runner, the backend or the cache mode for it (the launch
+    would still fail); only dropping the flag (``--unsafe``) makes it start."""
+    return any(f.code == "RSM001" for f in findings)
+
+
 def _asks(findings: Sequence[Finding], code: str, wants: Any) -> bool:
     return any(f.code == code and wants(f.message) for f in findings)
 
@@ -177,7 +184,8 @@ def _plan_argv(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) 
     if _drops_overridden_mode(planner, findings, mode):
         assert mode is not None
         planner.delete_option(mode, "RSM107")
-    _pin_words(planner, verdict, findings, stray)
+    if not replayssm_unsupported(findings):
+        _pin_words(planner, verdict, findings, stray)
 
 
 def _fix_words(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) -> None:
@@ -282,7 +290,8 @@ def _plan_kwargs(planner: Planner, verdict: Verdict, findings: Sequence[Finding]
     _fix_keywords(planner, verdict, findings)
     if mode_at is not None and _drops_overridden_mode(planner, findings, mode):
         planner.delete_keyword(mode_at, "RSM107")
-    _pin_keywords(planner, verdict, findings)
+    if not replayssm_unsupported(findings):
+        _pin_keywords(planner, verdict, findings)
 
 
 def _fix_keywords(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) -> None:
@@ -421,7 +430,8 @@ def _plan_config(planner: Planner, verdict: Verdict, findings: Sequence[Finding]
             cfg.set_value(entry, "true", "RSM102", raw=True)
     if mode is not None and _drops_overridden_mode(planner, findings, mode_setting):
         cfg.delete(mode, "RSM107")
-    _pin_config(planner, cfg, verdict, findings, prefix_keys, model_known)
+    if not replayssm_unsupported(findings):
+        _pin_config(planner, cfg, verdict, findings, prefix_keys, model_known)
 
 
 def _config_prefix_caching_on(planner: Planner, cfg: ConfigFile, launch: Launch, prefix_keys: list[Entry],

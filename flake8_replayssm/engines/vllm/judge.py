@@ -49,8 +49,17 @@ def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> 
         if unresolved is not None:
             found.append(unresolved)
     selected = [replace(f, release=target.name, release_reason=target.reason, engine="vllm")
-                for f in one_per_code(f for f in found if config.is_enabled(f.code))]
+                for f in _moot_while_unsupported(one_per_code(f for f in found if config.is_enabled(f.code)))]
     return Verdict(launch, target, verdict.detail, tuple(selected), verdict.architectures, reading)
+
+
+def _moot_while_unsupported(findings: list[Finding]) -> list[Finding]:
+    """RSM008 beside RSM001 stays reported (every violated code is, once), but its message says
+    that RSM001 is the finding to act on: no model runner makes an unsupported architecture start."""
+    if not any(f.code == "RSM001" for f in findings):
+        return findings
+    return [replace(f, message=with_note(f.message, "moot while the architecture is unsupported: see RSM001"))
+            if f.code == "RSM008" else f for f in findings]
 
 
 def _say_what_was_assumed(findings: list[Finding], launch: Launch, release: Release) -> list[Finding]:
