@@ -13,7 +13,9 @@ resolution left (a record's ``resolved``) and the model's architecture.
 
 A record whose launch asks for it (``post`` in the generator) gets ``post``:
 ``None`` (no rule refuses it), or ``{"rule", "error", "source"}``; its ``outcome``
-stays what SGLang's executed argument code did.
+stays what SGLang's executed argument code did.  Order: the model class lookup
+(model loader), then the pools (DSPARK/DFLASH, the KDA ring, unified memory), then the
+radix cache (MambaComponent).
 """
 
 from __future__ import annotations
@@ -44,6 +46,11 @@ MAMBAISH = frozenset({
 MAMBAISH_BY_LAYERS = frozenset({"GraniteMoeHybridForCausalLM"})
 #: KDA models (kimi_linear_config in 0.5.17-0.5.18; hybrid_kda_config from 0.5.19)
 KDA = frozenset({"KimiLinearForCausalLM", "KimiK3ForConditionalGeneration"})
+#: architectures whose Transformers class reports is_backend_compatible() False (executed with
+#: the transformers SGLang 0.5.15-0.5.21 pin, 5.12.1): the fallback for an unregistered one fails
+TRANSFORMERS_NOT_BACKEND_COMPATIBLE = frozenset({
+    "Qwen3_5ForCausalLM", "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+})
 _EXTRA = ("extra_buffer", "extra_buffer_lazy")
 
 
@@ -80,6 +87,12 @@ def _ring(r: dict[str, Any]) -> int:
 
 
 RULES: tuple[Rule, ...] = (
+    Rule("unregistered_architecture", "0.5.15", "has no SGlang implementation and the Transformers",
+         ("model_loader/utils.py",),
+         lambda r, arch, layers: arch not in r["_registered"] and arch in TRANSFORMERS_NOT_BACKEND_COMPATIBLE,
+         "the model's architecture, the release's registered architectures (EntryClass of "
+         "sglang/srt/models/*.py; Qwen3_5ForCausalLM and Qwen3_5MoeForCausalLM from 0.5.17), "
+         "--model-impl left at auto, and whether transformers' class is backend-compatible"),
     Rule("unified_memory_model", "0.5.15", "only supports hybrid Mamba and",
          ("model_executor/model_runner_kv_cache_mixin.py", "mem_cache/kv_cache_configurator.py"),
          lambda r, arch, layers: bool(r.get("enable_unified_memory")) and not _mambaish(arch, layers),
@@ -190,13 +203,9 @@ def post_outcome(record: dict[str, Any], root: str) -> dict[str, Any] | None:
     arch, layers = _architecture(record)
     if arch is None:
         return None
-    if arch not in registered_architectures(root):
-        return {"rule": "unregistered_architecture", "error": None,
-                "note": f"{arch} is not an EntryClass of this release: ModelRegistry falls back to "
-                        "TransformersForCausalLM (models/registry.py _normalize_archs)"}
-    resolved = dict(record["resolved"], _release=record["release"])
-    order = ("dspark_dflash_needs_kda", "kda_spec_ring_power_of_two", "kda_spec_ring_too_small",
-             "unified_memory_model", "mamba_page_size")
+    resolved = dict(record["resolved"], _release=record["release"], _registered=registered_architectures(root))
+    order = ("unregistered_architecture", "dspark_dflash_needs_kda", "kda_spec_ring_power_of_two",
+             "kda_spec_ring_too_small", "unified_memory_model", "mamba_page_size")
     for rule_id in order:
         rule = next(r for r in RULES if r.id == rule_id)
         if rule.exists_in(record["release"]) and rule.when(resolved, arch, layers):

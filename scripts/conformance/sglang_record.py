@@ -206,7 +206,8 @@ def run_one(launch: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
     except SystemExit as exc:
         return {"stage": "argparse", "error": _argparse_error(err.getvalue(), exc.code)}, None
     except ImportError as exc:  # sglang-router 0.3.x needs sglang.srt.utils.is_port_available (0.5.20+)
-        return {"stage": "import", "error": _first_line(str(exc)), "exc": type(exc).__name__}, None
+        where = re.sub(r" \(/[^()]*\)$", "", _first_line(str(exc)))  # no local path in the record
+        return {"stage": "import", "error": where, "exc": type(exc).__name__}, None
     except Exception as exc:
         stage = "server_args" if _server_args_of(exc) is not None else "argparse"
         return ({"stage": stage, "error": _first_line(str(exc)) or type(exc).__name__,
