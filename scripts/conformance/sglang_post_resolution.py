@@ -86,6 +86,12 @@ def _ring(r: dict[str, Any]) -> int:
     return int(r.get("linear_replayssm_cache_len") or 16)
 
 
+def _kda_spec_pool(r: dict[str, Any], arch: str, layers: bool) -> bool:
+    """The Mamba pool builds the spec-verify ring of a KDA model (any hybrid in 0.5.16)."""
+    return bool(r.get("spec")) and (arch in KDA or _key(r["_release"]) < (0, 5, 17)) \
+        and _mambaish(arch, layers) and not r.get("enable_unified_memory")
+
+
 RULES: tuple[Rule, ...] = (
     Rule("unregistered_architecture", "0.5.15", "has no SGlang implementation and the Transformers",
          ("model_loader/utils.py",),
@@ -107,15 +113,12 @@ RULES: tuple[Rule, ...] = (
          "checks), the resolved strategy, the radix cache, and whether the model uses the mamba radix cache"),
     Rule("kda_spec_ring_power_of_two", "0.5.16", "spec-verify ring length must be a power of two",
          ("mem_cache/memory_pool.py",),
-         lambda r, arch, layers: bool(r.get("spec")) and (arch in KDA or _key(r["_release"]) < (0, 5, 17))
-         and _mambaish(arch, layers) and not r.get("enable_unified_memory")
-         and _ring(r) & (_ring(r) - 1) != 0,
+         lambda r, arch, layers: _kda_spec_pool(r, arch, layers) and _ring(r) & (_ring(r) - 1) != 0,
          "the spec-verify flag, a KDA model (0.5.17+; any hybrid in 0.5.16, where the argument check "
          "refuses first), no unified memory, and --linear-replayssm-cache-len"),
     Rule("kda_spec_ring_too_small", "0.5.16", "spec-verify ring too small",
          ("mem_cache/memory_pool.py",),
-         lambda r, arch, layers: bool(r.get("spec")) and (arch in KDA or _key(r["_release"]) < (0, 5, 17))
-         and _mambaish(arch, layers) and not r.get("enable_unified_memory")
+         lambda r, arch, layers: _kda_spec_pool(r, arch, layers)
          and r.get("speculative_num_draft_tokens") is not None
          and _ring(r) < 2 * int(r["speculative_num_draft_tokens"]),
          "as above, and the number of draft tokens SGLang resolves (--speculative-num-draft-tokens, or "
