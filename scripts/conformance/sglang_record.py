@@ -1,14 +1,15 @@
-"""Record what one SGLang release does with every generated ReplaySSM launch, per GPU.
+"""Record what one SGLang release does with every generated ReplaySSM launch, per GPU and CUDA.
 
     python3 scripts/conformance/sglang_record.py --release 0.5.23 \
-        [--oracle-dir /tmp/sglang-oracle] [--out tests/conformance/sglang/0.5.23.jsonl]
-    python3 scripts/conformance/sglang_record.py --release all       # every release, ~45 s each
-    python3 scripts/conformance/sglang_record.py --release 0.5.23 --gpu blackwell \
-        --adhoc "serve --model-path models/Qwen3Next --enable-linear-replayssm"
+        [--oracle-dir /work/cache/sglang-oracle] [--out tests/conformance/sglang/0.5.23.jsonl]
+    python3 scripts/conformance/sglang_record.py --release all       # every release (+ 0.5.15.post1)
+    python3 scripts/conformance/sglang_record.py --release 0.5.23 --gpu blackwell --cuda 12.9 \
+        --env SGLANG_RAGGED_VERIFY_MODE=compact \
+        --adhoc "serve --model-path models/Qwen3Next --enable-linear-replayssm-spec"
 
-For each GPU generation (Hopper, Blackwell) one child process runs under the oracle's
+For each (GPU generation, CUDA version) pair one child process runs under the oracle's
 Python with the environment of ``sglang_oracle.oracle_env`` (the release first on the
-path, CUDA-only modules stood in, torch reporting that GPU), in a temporary working
+path, CUDA-only modules stood in, torch reporting that GPU and CUDA), in a temporary working
 directory holding the tiny model folders and the ``--config`` files.  For every launch
 the child does what SGLang's entry point does:
 
@@ -19,8 +20,11 @@ the child does what SGLang's entry point does:
   resolution: ``ServerArgs.__post_init__`` (0.5.15-0.5.19, inside
   ``prepare_server_args``) or ``ServerArgs.resolve_once()`` (0.5.20+), as
   ``launch_server.run_server`` does;
+* ``router``: ``sglang_router.launch_server.main()`` itself, stopped where it would look
+  for worker ports (its parser, ``ServerArgs.from_cli_args``; ``resolve_once()`` after);
 
-and writes one JSON line per launch and GPU (sorted keys); see
+and writes one JSON line per launch, GPU and CUDA version (sorted keys), with ``post``
+(sglang_post_resolution.py) for the launches that ask for it; see
 tests/conformance/sglang/README.md.
 """
 
