@@ -7,7 +7,9 @@ no finding that means "SGLang refuses"; SGLang refused it with a ReplaySSM-relat
 => the code for that error is among the findings, worded as SGLang words it; and what the
 linter derives (the radix-cache strategy, the overlap scheduler, the decode backend)
 equals what SGLang resolved.  Deliberate differences are listed, with the reason, in
-tests/conformance/sglang/sglang_replay.py and README.md.
+tests/conformance/sglang/sglang_replay.py and README.md; records the linter does not agree
+with yet are listed, by class, in expected-disagreements.jsonl (issue 19), and must still
+disagree (a fix removes their lines).
 """
 
 from __future__ import annotations
@@ -45,6 +47,36 @@ def test_verdicts_agree_with_sglang(release, tmp_path):
         problems += [f"{record['id']}/{record['gpu']}: {m}" for m in sglang_replay.value_mismatches(result)]
         problems += [f"{record['id']}/{record['gpu']}: {m}" for m in sglang_replay.message_mismatches(result)]
     assert problems == []
+
+
+def test_records_cover_the_dimensions_of_issue_19():
+    """Both GPUs, both CUDA versions where CUDA matters, the environment, every entry form."""
+    records = [r for release in RELEASES for r in sglang_replay.load(release)]
+    assert {(r["gpu"], r["cuda"]) for r in records} == {
+        ("hopper", "12.9"), ("hopper", "13.0"), ("blackwell", "12.9"), ("blackwell", "13.0")}
+    assert {r["entry"] for r in records} == {"serve", "launch_server", "router"}
+    modes = {r["env"].get("SGLANG_RAGGED_VERIFY_MODE") for r in records}
+    assert {"static", "cap-accept", "compact"} <= modes
+    assert any(r.get("post") and r["post"].get("error") for r in records)
+
+
+def test_expected_disagreements_still_disagree(tmp_path):
+    """Every line of expected-disagreements.jsonl names a record that exists and still
+    disagrees in that way: when the linter learns a class, its lines must go."""
+    by_key = {sglang_replay.record_key(r): r for path in sglang_replay.record_files()
+              for r in sglang_replay.load(path.name[:-len(".jsonl")])}
+    listed: dict[tuple, set[str]] = {}
+    for release, lid, gpu, cuda, kind in sglang_replay.EXPECTED:
+        listed.setdefault((release, lid, gpu, cuda), set()).add(kind)
+    stale = []
+    for number, (key, kinds) in enumerate(sorted(listed.items())):
+        assert key in by_key, key
+        workdir = tmp_path / str(number)
+        workdir.mkdir()
+        result = sglang_replay.replay(by_key[key], workdir)
+        found = {kind for kind, _ in sglang_replay.disagreements_of(result)}
+        stale += [f"{key} {kind}" for kind in sorted(kinds - found)]
+    assert stale == []
 
 
 def test_error_mapping_covers_every_replayssm_message():

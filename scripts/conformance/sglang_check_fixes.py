@@ -64,7 +64,7 @@ def fixed_launches(records: list[dict[str, Any]], release: str, gpu: str) -> lis
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--release", required=True)
-    ap.add_argument("--oracle-dir", default="/tmp/sglang-oracle")
+    ap.add_argument("--oracle-dir", default="/work/cache/sglang-oracle")
     ns = ap.parse_args()
     source = os.path.join(REPO, "tests", "conformance", "sglang", f"{ns.release}.jsonl")
     with open(source, encoding="utf-8") as fh:

@@ -63,6 +63,15 @@ _GRANITE_HYBRID = {
     "num_experts_per_tok": 0, "shared_intermediate_size": 512,
 }
 _GRANITE_DENSE = dict(_GRANITE_HYBRID, layer_types=["attention"] * 4)
+_QWEN3_5_TEXT = dict(_QWEN3_NEXT, architectures=["Qwen3_5ForCausalLM"], model_type="qwen3_5_text")
+_QWEN3_5 = {
+    "architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5", "torch_dtype": "bfloat16",
+    "text_config": {k: v for k, v in _QWEN3_NEXT.items() if k != "architectures"} | {"model_type": "qwen3_5_text"},
+    "vision_config": {"model_type": "qwen3_5", "depth": 1, "hidden_size": 64, "num_heads": 2,
+                      "intermediate_size": 128, "out_hidden_size": 256, "patch_size": 16,
+                      "spatial_merge_size": 2, "temporal_patch_size": 2, "num_position_embeddings": 64},
+    "image_token_id": 990, "video_token_id": 991, "vision_start_token_id": 992, "vision_end_token_id": 993,
+}
 
 #: {model directory: config.json} of every tiny model a launch may name
 MODEL_CONFIGS: dict[str, dict[str, Any]] = {
@@ -73,6 +82,8 @@ MODEL_CONFIGS: dict[str, dict[str, Any]] = {
     "models/Llama": _LLAMA,
     "models/GraniteHybrid": _GRANITE_HYBRID,
     "models/GraniteDense": _GRANITE_DENSE,
+    "models/Qwen3_5": _QWEN3_5,
+    "models/Qwen3_5Text": _QWEN3_5_TEXT,
 }
 
 
@@ -85,11 +96,30 @@ def model_config_texts() -> dict[str, str]:
 
 
 def _launch(lid: str, argv: list[str], *, entry: str = "serve", env: dict[str, str] | None = None,
-            files: dict[str, str] | None = None) -> dict[str, Any]:
-    return {"id": lid, "entry": entry, "argv": argv, "env": env or {}, "files": files or {}}
+            files: dict[str, str] | None = None, combos: list[tuple[str, str]] | None = None,
+            post: bool = False) -> dict[str, Any]:
+    """One launch; ``combos``: its (GPU, CUDA) pairs when not the recorder's default ones;
+    ``post``: also judge the refusals after argument resolution (sglang_post_resolution)."""
+    launch: dict[str, Any] = {"id": lid, "entry": entry, "argv": argv, "env": env or {}, "files": files or {}}
+    if combos is not None:
+        launch["combos"] = [list(c) for c in combos]
+    if post:
+        launch["post"] = True
+    return launch
 
 
 REPLAY = "--enable-linear-replayssm"
+SPEC = "--enable-linear-replayssm-spec"
+OFF = "--disable-overlap-schedule"
+BLACKWELL = [("blackwell", "12.9")]
+EVERY_COMBO = [(gpu, cuda) for gpu in ("hopper", "blackwell") for cuda in ("12.9", "13.0")]
+#: speculative decoding as the launches of issue 19 write it (linear chains: topk 1)
+SPECULATIVE = {
+    "none": [],
+    "nextn": ["--speculative-algorithm", "NEXTN"],
+    "eagle": ["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "models/Qwen3Next",
+              "--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"],
+}
 
 
 def grid() -> Iterator[dict[str, Any]]:
@@ -284,10 +314,199 @@ def seeded() -> Iterator[dict[str, Any]]:
         yield _launch(f"seed-{n:04d}", argv)
 
 
+def blackwell_overrides() -> Iterator[dict[str, Any]]:
+    """Issue 19: on SM100 the Nemotron-H (0.5.19+) and Qwen3-Next / Qwen3.5 overrides choose
+    the attention backend and page size when --attention-backend is unset, depending on the
+    strategy, the radix cache and speculative decoding; the no_buffer asserts and R2 then
+    read those values.  Recorded on Blackwell only (Hopper has no such override)."""
+    n = 0
+    for model, spec, strategy, overlap_off, page in itertools.product(
+            ("models/Qwen3Next", "models/Qwen3_5", "models/Qwen3_5Text", "models/NemotronH"), SPECULATIVE,
+            (None, "no_buffer", "extra_buffer"), (False, True), (None, "64")):
+        argv = ["--model-path", model, REPLAY, *SPECULATIVE[spec]]
+        if strategy:
+            argv += ["--mamba-radix-cache-strategy", strategy]
+        if overlap_off:
+            argv.append(OFF)
+        if page:
+            argv += ["--page-size", page]
+        yield _launch(f"bw-{n:04d}", argv, combos=BLACKWELL, post=True)
+        n += 1
+    for model, spec in itertools.product(("models/Qwen3Next", "models/Qwen3_5", "models/NemotronH"), SPECULATIVE):
+        for extra in (["--disable-radix-cache"], ["--attention-backend", "triton", OFF],
+                      ["--attention-backend", "trtllm_mha", "--page-size", "64", OFF]):
+            yield _launch(f"bw-{n:04d}", ["--model-path", model, REPLAY, *SPECULATIVE[spec], *extra],
+                          combos=BLACKWELL, post=True)
+            n += 1
+
+
+def page_sizes() -> Iterator[dict[str, Any]]:
+    """A written --page-size is what the strategy resolution reads (auto -> extra_buffer when
+    pages are larger than 1, also with the overlap scheduler off; explicit no_buffer refused)."""
+    n = 0
+    for model, page, strategy, overlap_off in itertools.product(
+            ("models/Qwen3Next", "models/KimiLinear", "models/NemotronH", "models/GraniteHybrid"),
+            ("1", "16", "64"), (None, "auto", "no_buffer"), (False, True)):
+        argv = ["--model-path", model, REPLAY, "--page-size", page]
+        if strategy:
+            argv += ["--mamba-radix-cache-strategy", strategy]
+        if overlap_off:
+            argv.append(OFF)
+        yield _launch(f"page-{n:04d}", argv, post=True)
+        n += 1
+
+
+def unified_memory() -> Iterator[dict[str, Any]]:
+    """--enable-unified-memory: the page-major KV layout checks (attention backend, linear-attn
+    backends, speculative decoding) at argument resolution, and the unified pool's refusal of
+    a model with neither Mamba state nor sliding-window layers when the pools are built."""
+    n = 0
+    for model, flag, backend in itertools.product(
+            ("models/Qwen3Next", "models/KimiLinear", "models/NemotronH", "models/Lfm2", "models/Llama",
+             "models/GraniteDense"),
+            (REPLAY, SPEC, None), (None, "triton", "fa3", "flashinfer")):
+        argv = ["--model-path", model, "--enable-unified-memory", OFF] + ([flag] if flag else [])
+        if backend:
+            argv += ["--attention-backend", backend]
+        yield _launch(f"uma-{n:04d}", argv, post=True)
+        n += 1
+    for model, spec, extra in itertools.product(
+            ("models/Qwen3Next", "models/KimiLinear"), ("nextn", "eagle"),
+            ([], ["--linear-attn-backend", "flashinfer"], ["--disable-radix-cache"])):
+        argv = ["--model-path", model, "--enable-unified-memory", OFF, SPEC, "--attention-backend", "triton",
+                *SPECULATIVE[spec], *extra]
+        yield _launch(f"uma-{n:04d}", argv, post=True)
+        n += 1
+
+
+def pd_decode() -> Iterator[dict[str, Any]]:
+    """A PD decode server: --disaggregation-decode-enable-radix-cache turns the radix cache back
+    on even with --disable-radix-cache; the no_buffer asserts then run before R3."""
+    n = 0
+    for model, flag, enable, disable, overlap_off, strategy in itertools.product(
+            ("models/Qwen3Next", "models/KimiLinear"), (REPLAY, SPEC), (False, True), (False, True),
+            (False, True), (None, "no_buffer")):
+        argv = ["--model-path", model, flag, "--disaggregation-mode", "decode"]
+        if enable:
+            argv.append("--disaggregation-decode-enable-radix-cache")
+        if disable:
+            argv.append("--disable-radix-cache")
+        if overlap_off:
+            argv.append(OFF)
+        if strategy:
+            argv += ["--mamba-radix-cache-strategy", strategy]
+        yield _launch(f"pd-{n:04d}", argv)
+        n += 1
+
+
+def list_options() -> Iterator[dict[str, Any]]:
+    """Options SGLang declares as lists (nargs '+' / '*') take several words."""
+    m = ["--model-path", "models/Qwen3Next"]
+    cases: list[tuple[str, list[str]]] = [
+        ("serve", m + ["--cuda-graph-bs", "1", "2", "4", REPLAY, OFF]),
+        ("serve", m + [REPLAY, "--cuda-graph-bs", "1", "2", "4", OFF]),
+        ("serve", m + [REPLAY, OFF, "--cuda-graph-bs", "1", "2", "4"]),
+        ("serve", m + ["--cuda-graph-bs", "1", "2", "4", REPLAY]),
+        ("serve", m + ["--cuda-graph-bs", "1", "2", "--linear-replayssm-cache-len", "0", REPLAY, OFF]),
+        ("serve", m + ["--cuda-graph-bs", "8", REPLAY, OFF]),
+        ("serve", m + ["--cuda-graph-bs", REPLAY, OFF]),
+        ("serve", m + ["--cuda-graph-bs", "1", "two", REPLAY, OFF]),
+        ("serve", ["--cuda-graph-bs", "1", "2", "models/Qwen3Next", REPLAY, OFF]),
+        ("serve", ["models/Qwen3Next", "--cuda-graph-bs", "1", "2", REPLAY, OFF]),
+        ("serve", m + ["--encoder-urls", "http://127.0.0.1:1", "http://127.0.0.1:2", REPLAY, OFF]),
+        ("serve", m + ["--encoder-urls", "http://127.0.0.1:1", "http://127.0.0.1:2", REPLAY]),
+        ("serve", m + ["--lora-paths", "a=models/Llama", "b=models/Llama", REPLAY, OFF]),
+        ("serve", m + ["--cuda-graph-bs", "1", "2", "4", "--page-size", "16", "--mamba-radix-cache-strategy",
+                       "no_buffer", REPLAY, OFF]),
+        ("launch_server", m + ["--cuda-graph-bs", "1", "2", "4", REPLAY, OFF]),
+        ("launch_server", m + ["--cuda-graph-bs", "1", "2", "4", REPLAY]),
+        ("router", m + ["--cuda-graph-bs", "1", "2", "4", REPLAY, OFF]),
+    ]
+    for n, (entry, argv) in enumerate(cases):
+        yield _launch(f"list-{n:04d}", argv, entry=entry)
+
+
+def router() -> Iterator[dict[str, Any]]:
+    """``python -m sglang_router.launch_server``: every server argument through the router's own
+    parser (with its --router-* options, no --config merge), the same resolution."""
+    picked = list(grid())[::8] + list(no_buffer_asserts())[::12] + list(spellings()) + list(configs())
+    for n, launch in enumerate(picked):
+        yield _launch(f"router-{n:04d}", launch["argv"], entry="router", files=launch["files"])
+
+
+def registration() -> Iterator[dict[str, Any]]:
+    """Architectures a release does not register (Qwen3_5ForCausalLM before 0.5.17): the
+    arguments resolve, the model class lookup then fails."""
+    n = 0
+    for model, flag in itertools.product(("models/Qwen3_5Text", "models/Qwen3_5"), (REPLAY, SPEC, None)):
+        for extra in ([OFF], [OFF, "--mamba-radix-cache-strategy", "no_buffer"], ["--disable-radix-cache"]):
+            argv = ["--model-path", model, *extra] + ([flag] if flag else [])
+            yield _launch(f"arch-{n:04d}", argv, post=True)
+            n += 1
+
+
+def flashinfer_prefill() -> Iterator[dict[str, Any]]:
+    """Flashinfer as the linear-attn (prefill) backend: SM100 needs CUDA 13 (every GPU x CUDA)."""
+    n = 0
+    for model, flag, backend in itertools.product(
+            ("models/Qwen3Next", "models/KimiLinear"), (REPLAY, SPEC, None),
+            (["--linear-attn-backend", "flashinfer"],
+             ["--linear-attn-backend", "flashinfer", "--linear-attn-decode-backend", "triton"],
+             ["--linear-attn-prefill-backend", "flashinfer", "--linear-attn-decode-backend", "triton"])):
+        argv = ["--model-path", model, OFF, "--disable-radix-cache", *backend] + ([flag] if flag else [])
+        yield _launch(f"fiprefill-{n:04d}", argv, combos=EVERY_COMBO)
+        n += 1
+
+
+def environment() -> Iterator[dict[str, Any]]:
+    """SGLANG_RAGGED_VERIFY_MODE (static, cap-accept, compact, or a value SGLang does not know)
+    with the spec-verify flag, per algorithm and verify backend; and with the decode flag."""
+    n = 0
+    algorithms = [
+        [], ["--speculative-algorithm", "NEXTN"],
+        ["--speculative-algorithm", "DFLASH", "--linear-attn-verify-backend", "triton"],
+        ["--speculative-algorithm", "DFLASH", "--linear-attn-verify-backend", "nv_cutedsl"],
+        ["--speculative-algorithm", "DFLASH", "--linear-attn-verify-backend", "flashinfer"],
+        ["--speculative-algorithm", "DSPARK", "--linear-attn-verify-backend", "triton"],
+    ]
+    for model, mode, algorithm in itertools.product(
+            ("models/Qwen3Next", "models/KimiLinear"), ("static", "cap-accept", "compact", "bogus"), algorithms):
+        argv = ["--model-path", model, OFF, SPEC, *algorithm]
+        yield _launch(f"env-{n:04d}", argv, env={"SGLANG_RAGGED_VERIFY_MODE": mode}, post=True)
+        n += 1
+    for model, mode in itertools.product(("models/Qwen3Next", "models/KimiLinear"),
+                                         ("static", "cap-accept", "compact", "bogus")):
+        yield _launch(f"env-{n:04d}", ["--model-path", model, OFF, REPLAY],
+                      env={"SGLANG_RAGGED_VERIFY_MODE": mode})
+        n += 1
+    for model, length, spec in itertools.product(("models/KimiLinear", "models/Qwen3Next"), ("4", "6", "16"),
+                                                 ("none", "eagle")):
+        argv = ["--model-path", model, OFF, SPEC, "--linear-replayssm-cache-len", length, *SPECULATIVE[spec]]
+        yield _launch(f"env-{n:04d}", argv, post=True)
+        n += 1
+
+
+#: the launch categories, in record order (the original ones first: their ids are stable)
+PARTS = (grid, decode_backends, no_buffer_asserts, other_checks, context, spellings, configs, seeded,
+         blackwell_overrides, page_sizes, unified_memory, pd_decode, list_options, router, registration,
+         flashinfer_prefill, environment)
+
+
+#: the categories of issue 19 whose launches without a ReplaySSM flag are contrast cases only
+#: (they showed that the refusals are general, e.g. unified memory on a dense model): not
+#: recorded, since the linter judges ReplaySSM launches; their ids stay unused
+CONTRAST_ONLY = ("uma", "arch", "fiprefill")
+
+
+def _writes_replayssm(launch: dict[str, Any]) -> bool:
+    return any(word in (REPLAY, SPEC) for word in launch["argv"])
+
+
 def launches() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for part in (grid, decode_backends, no_buffer_asserts, other_checks, context, spellings, configs, seeded):
-        out.extend(part())
+    for part in PARTS:
+        out.extend(launch for launch in part()
+                   if _writes_replayssm(launch) or not launch["id"].startswith(CONTRAST_ONLY))
     return out
 
 

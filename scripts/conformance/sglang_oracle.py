@@ -13,11 +13,15 @@ all outside the repository (``sglang_setup_env.sh`` builds the folders):
   ``flashinfer``, ``torchvision``, ``pynvml``) are stand-in modules whose every
   attribute is a dummy; nothing of them runs while server arguments resolve;
 * torch is told it has CUDA devices of one generation: ``ORACLE_GPU=hopper``
-  (compute capability 9.0, "H100") or ``blackwell`` (10.0, "B200"), 80 GB each.
+  (compute capability 9.0, "H100") or ``blackwell`` (10.0, "B200"), 80 GB each,
+  built for CUDA ``ORACLE_CUDA`` (``torch.version.cuda``: 12.9 or 13.0);
   SGLang's own detection (``is_cuda``, ``is_sm100_supported``, the platform
   context) then takes the CUDA path exactly as on that GPU.
 
-``sitecustomize.py`` in ``DIR/_stubs`` does the last two at interpreter start.
+* every read of an ``SGLANG_*`` / ``SGL_*`` environment variable is logged
+  (``ORACLE_ENV_LOG``): the recorder tells which variables a resolution read.
+
+``sitecustomize.py`` in ``DIR/_stubs`` does the last three at interpreter start.
 """
 
 from __future__ import annotations
@@ -26,12 +30,24 @@ import os
 
 RELEASES = ("0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22",
             "0.5.23")
+#: recorded too, but not a release of the linter's tables (judged by 0.5.15's)
+POST_RELEASES = ("0.5.15.post1",)
+#: the GPU generations and CUDA versions a launch is recorded for
+GPUS = ("hopper", "blackwell")
+CUDAS = ("12.9", "13.0")
+#: the sglang-router wheel whose ``python -m sglang_router.launch_server`` is recorded
+ROUTER = "sglang-router==0.3.2"
 
 #: transformers (and what it accepts) pinned by each release's wheel metadata
 TRANSFORMERS = {
     "5.12.1": ("transformers==5.12.1", "tokenizers==0.22.2", "huggingface_hub==1.33.0"),
     "5.19.0": ("transformers==5.19.0",),
 }
+
+
+def base_release(release: str) -> str:
+    """``0.5.15.post1`` -> ``0.5.15`` (the table a post release is judged by)."""
+    return release.split(".post")[0]
 
 
 def transformers_of(release: str) -> str:
@@ -124,7 +140,25 @@ if _GPU:
     torch.cuda.get_device_name = lambda *a, **k: _NAME
     torch.cuda.get_device_properties = lambda *a, **k: _Properties()
     torch.cuda.mem_get_info = lambda *a, **k: (79 * 1024 ** 3, 80 * 1024 ** 3)
-    torch.version.cuda = "12.9"
+    torch.version.cuda = os.environ.get("ORACLE_CUDA", "12.9")
+
+#: SGLANG_* / SGL_* variables read since the last clear (os.getenv, os.environ.get, `in`)
+ENV_READS = set()
+
+
+class _LoggingEnviron(type(os.environ)):
+    def __getitem__(self, key):
+        if isinstance(key, str) and key.startswith(("SGLANG_", "SGL_")):
+            ENV_READS.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        if isinstance(key, str) and key.startswith(("SGLANG_", "SGL_")):
+            ENV_READS.add(key)
+        return super().__contains__(key)
+
+
+os.environ.__class__ = _LoggingEnviron
 '''
 
 
@@ -137,12 +171,14 @@ def write_stubs(oracle_dir: str) -> str:
     return folder
 
 
-def oracle_env(release: str, oracle_dir: str, gpu: str) -> dict[str, str]:
-    """The environment a process running SGLang ``release`` on ``gpu`` needs."""
+def oracle_env(release: str, oracle_dir: str, gpu: str, cuda: str = "12.9") -> dict[str, str]:
+    """The environment a process running SGLang ``release`` on ``gpu`` with ``cuda`` needs
+    (the sglang-router wheel, installed in ``DIR/router``, is on the path after SGLang)."""
     stubs = write_stubs(oracle_dir)
     path = [stubs, os.path.join(oracle_dir, f"sglang-{release}"),
-            os.path.join(oracle_dir, f"tf-{transformers_of(release)}")]
+            os.path.join(oracle_dir, f"tf-{transformers_of(base_release(release))}"),
+            os.path.join(oracle_dir, "router")]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SGLANG_", "SGL_"))}
-    env.update(PYTHONPATH=os.pathsep.join(path), ORACLE_GPU=gpu, HF_HUB_OFFLINE="1",
+    env.update(PYTHONPATH=os.pathsep.join(path), ORACLE_GPU=gpu, ORACLE_CUDA=cuda, HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", PYTHONWARNINGS="ignore")
     return env

@@ -1,14 +1,15 @@
-"""Record what one SGLang release does with every generated ReplaySSM launch, per GPU.
+"""Record what one SGLang release does with every generated ReplaySSM launch, per GPU and CUDA.
 
     python3 scripts/conformance/sglang_record.py --release 0.5.23 \
-        [--oracle-dir /tmp/sglang-oracle] [--out tests/conformance/sglang/0.5.23.jsonl]
-    python3 scripts/conformance/sglang_record.py --release all       # every release, ~45 s each
-    python3 scripts/conformance/sglang_record.py --release 0.5.23 --gpu blackwell \
-        --adhoc "serve --model-path models/Qwen3Next --enable-linear-replayssm"
+        [--oracle-dir /work/cache/sglang-oracle] [--out tests/conformance/sglang/0.5.23.jsonl]
+    python3 scripts/conformance/sglang_record.py --release all       # every release (+ 0.5.15.post1)
+    python3 scripts/conformance/sglang_record.py --release 0.5.23 --gpu blackwell --cuda 12.9 \
+        --env SGLANG_RAGGED_VERIFY_MODE=compact \
+        --adhoc "serve --model-path models/Qwen3Next --enable-linear-replayssm-spec"
 
-For each GPU generation (Hopper, Blackwell) one child process runs under the oracle's
+For each (GPU generation, CUDA version) pair one child process runs under the oracle's
 Python with the environment of ``sglang_oracle.oracle_env`` (the release first on the
-path, CUDA-only modules stood in, torch reporting that GPU), in a temporary working
+path, CUDA-only modules stood in, torch reporting that GPU and CUDA), in a temporary working
 directory holding the tiny model folders and the ``--config`` files.  For every launch
 the child does what SGLang's entry point does:
 
@@ -19,8 +20,11 @@ the child does what SGLang's entry point does:
   resolution: ``ServerArgs.__post_init__`` (0.5.15-0.5.19, inside
   ``prepare_server_args``) or ``ServerArgs.resolve_once()`` (0.5.20+), as
   ``launch_server.run_server`` does;
+* ``router``: ``sglang_router.launch_server.main()`` itself, stopped where it would look
+  for worker ports (its parser, ``ServerArgs.from_cli_args``; ``resolve_once()`` after);
 
-and writes one JSON line per launch and GPU (sorted keys); see
+and writes one JSON line per launch, GPU and CUDA version (sorted keys), with ``post``
+(sglang_post_resolution.py) for the launches that ask for it; see
 tests/conformance/sglang/README.md.
 """
 
@@ -45,8 +49,14 @@ sys.path.insert(0, HERE)
 
 import sglang_generate  # noqa: E402
 import sglang_oracle  # noqa: E402
+import sglang_post_resolution  # noqa: E402
 
-GPUS = ("hopper", "blackwell")
+GPUS = sglang_oracle.GPUS
+#: (GPU, CUDA) pairs a launch is recorded for unless it names its own (``combos``): the
+#: CUDA version is read by one check only (flashinfer prefill on SM100), so the other
+#: launches are recorded with CUDA 12.9; ``--all-combos`` records every launch for all four
+DEFAULT_COMBOS = (("hopper", "12.9"), ("blackwell", "12.9"))
+ALL_COMBOS = tuple((gpu, cuda) for gpu in GPUS for cuda in sglang_oracle.CUDAS)
 
 
 def _first_line(text: str) -> str:
@@ -122,6 +132,9 @@ def _resolved(server_args: Any) -> dict[str, Any] | None:
         "mamba_ssm_dtype": get("mamba_ssm_dtype"),
         "disaggregation_mode": get("disaggregation_mode"),
         "uses_mamba_radix_cache": get("uses_mamba_radix_cache"),
+        "enable_unified_memory": get("enable_unified_memory"),
+        "speculative_algorithm": get("speculative_algorithm"),
+        "speculative_num_draft_tokens": get("speculative_num_draft_tokens"),
     }
 
 
@@ -140,10 +153,48 @@ def _serve_argv(argv: list[str]) -> list[str]:
     return argv
 
 
+class _RouterStop(Exception):
+    """Raised where ``sglang_router.launch_server.main`` would start the workers."""
+
+
+def _router_server_args(argv: list[str]) -> Any:
+    """What ``python -m sglang_router.launch_server ARGV`` builds before it starts workers:
+    its own parser (every ServerArgs option, the router's ``--router-*`` options, no
+    ``--config`` merge) and ``ServerArgs.from_cli_args`` (resolution included up to 0.5.19).
+    The real ``main()`` runs; it is stopped where it would look for free ports."""
+    import multiprocessing
+
+    import sglang_router.launch_server as router
+
+    def stop(*args: Any, **kwargs: Any) -> None:
+        raise _RouterStop()
+
+    saved = (sys.argv, router.find_available_ports, multiprocessing.set_start_method)
+    sys.argv = ["sglang_router.launch_server", *argv]
+    router.find_available_ports = stop
+    router.mp.set_start_method = lambda *a, **k: None
+    try:
+        router.main()
+    except _RouterStop as exc:
+        return _server_args_of(exc)
+    finally:
+        sys.argv, router.find_available_ports, router.mp.set_start_method = saved
+    raise RuntimeError("sglang_router.launch_server.main() returned without starting workers")
+
+
+def _env_reads() -> set[str]:
+    """The SGLANG_* / SGL_* variables read so far (sitecustomize logs them), then cleared."""
+    import sitecustomize
+
+    reads = set(getattr(sitecustomize, "ENV_READS", ()))
+    getattr(sitecustomize, "ENV_READS", set()).clear()
+    return reads
+
+
 def run_one(launch: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
     from sglang.srt.server_args import prepare_server_args
 
-    for key in [k for k in os.environ if k.startswith("SGLANG_RAGGED")]:
+    for key in [k for k in os.environ if k.startswith(("SGLANG_", "SGL_"))]:
         del os.environ[key]
     os.environ.update(launch["env"])
     argv = list(launch["argv"])
@@ -152,9 +203,15 @@ def run_one(launch: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             if launch["entry"] == "serve":
                 argv = _serve_argv(argv)
-            server_args = prepare_server_args(argv)
+            if launch["entry"] == "router":
+                server_args = _router_server_args(argv)
+            else:
+                server_args = prepare_server_args(argv)
     except SystemExit as exc:
         return {"stage": "argparse", "error": _argparse_error(err.getvalue(), exc.code)}, None
+    except ImportError as exc:  # sglang-router 0.3.x needs sglang.srt.utils.is_port_available (0.5.20+)
+        where = re.sub(r" \(/[^()]*\)$", "", _first_line(str(exc)))  # no local path in the record
+        return {"stage": "import", "error": where, "exc": type(exc).__name__}, None
     except Exception as exc:
         stage = "server_args" if _server_args_of(exc) is not None else "argparse"
         return ({"stage": stage, "error": _first_line(str(exc)) or type(exc).__name__,
@@ -171,16 +228,23 @@ def run_one(launch: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
     return "ok", _resolved(server_args)
 
 
-def child(release: str, gpu: str) -> None:
+def child(release: str, gpu: str, cuda: str) -> None:
     import logging
 
     logging.disable(logging.CRITICAL)
+    import sglang.srt.server_args  # noqa: F401  (variables read on import are not the launch's)
+
+    read: set[str] = set()
     for line in sys.stdin:
         launch = json.loads(line)
+        launch.pop("combos", None)
+        _env_reads()
         outcome, resolved = run_one(launch)
-        record = dict(launch, release=release, gpu=gpu, outcome=outcome, resolved=resolved,
+        read |= _env_reads()
+        record = dict(launch, release=release, gpu=gpu, cuda=cuda, outcome=outcome, resolved=resolved,
                       models=models_of(launch))
         print(json.dumps(record, sort_keys=True, default=str), flush=True)
+    print(json.dumps({"env_reads": sorted(read)}), flush=True)
 
 
 # --------------------------------------------------------------------------- parent side
@@ -213,48 +277,90 @@ def workdir(launches: list[dict[str, Any]]) -> str:
     return work
 
 
-def record(release: str, gpu: str, launches: list[dict[str, Any]], oracle_dir: str) -> list[dict[str, Any]]:
+#: {release: every SGLANG_* / SGL_* variable its resolution read, over all launches and GPUs}
+ENV_READS: dict[str, set[str]] = {}
+
+
+def combos_of(launch: dict[str, Any]) -> list[tuple[str, str]]:
+    return [tuple(c) for c in launch.get("combos", DEFAULT_COMBOS)]  # type: ignore[misc]
+
+
+def record(release: str, gpu: str, launches: list[dict[str, Any]], oracle_dir: str,
+           cuda: str = "12.9") -> list[dict[str, Any]]:
     work = workdir(launches)
-    env = sglang_oracle.oracle_env(release, oracle_dir, gpu)
+    env = sglang_oracle.oracle_env(release, oracle_dir, gpu, cuda)
     env["PYTHONPATH"] += os.pathsep + HERE
     python = os.path.join(oracle_dir, "venv", "bin", "python")
-    proc = subprocess.run([python, os.path.abspath(__file__), "--child", "--release", release, "--gpu", gpu],
+    proc = subprocess.run([python, os.path.abspath(__file__), "--child", "--release", release, "--gpu", gpu,
+                           "--cuda", cuda],
                           input="".join(json.dumps(launch) + "\n" for launch in launches), env=env, cwd=work,
                           capture_output=True, text=True)
-    records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    records = [line for line in lines if "env_reads" not in line]
+    for rec in records:
+        if rec["outcome"] != "ok":  # what a refused resolution had reached: kept out of the files (size)
+            rec["resolved"] = None
+        if rec.pop("post", False):
+            rec["post"] = sglang_post_resolution.post_outcome(rec, os.path.join(oracle_dir, f"sglang-{release}"))
+    for line in lines:
+        ENV_READS.setdefault(release, set()).update(line.get("env_reads", ()))
     if len(records) != len(launches):
         sys.stderr.write(proc.stderr[-4000:])
-        raise SystemExit(f"{release}/{gpu}: {len(records)} of {len(launches)} launches recorded")
+        raise SystemExit(f"{release}/{gpu}/{cuda}: {len(records)} of {len(launches)} launches recorded")
     return records
+
+
+def record_release(release: str, launches: list[dict[str, Any]], oracle_dir: str,
+                   combos: tuple[tuple[str, str], ...] | None = None) -> list[dict[str, Any]]:
+    """Every launch for each of its (GPU, CUDA) pairs (``combos``: all launches for these)."""
+    out = []
+    for gpu, cuda in ALL_COMBOS:
+        todo = [launch for launch in launches
+                if (gpu, cuda) in (combos if combos is not None else combos_of(launch))]
+        if todo:
+            out += record(release, gpu, todo, oracle_dir, cuda)
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--release", required=True, help="a release, or 'all'")
-    ap.add_argument("--gpu", choices=GPUS, help="one GPU generation (default: both)")
-    ap.add_argument("--oracle-dir", default="/tmp/sglang-oracle")
-    ap.add_argument("--out", help="default: tests/conformance/sglang/RELEASE.jsonl")
-    ap.add_argument("--adhoc", help="one launch: 'serve ARGS' or 'launch_server ARGS'; prints the record")
+    ap.add_argument("--release", required=True, help="a release, or 'all' (with 0.5.15.post1)")
+    ap.add_argument("--gpu", choices=GPUS, help="--adhoc: one GPU generation (default: both)")
+    ap.add_argument("--cuda", choices=sglang_oracle.CUDAS, default="12.9", help="--adhoc: the CUDA version")
+    ap.add_argument("--all-combos", action="store_true",
+                    help="record every launch on both GPUs with both CUDA versions (the equivalence check)")
+    ap.add_argument("--oracle-dir", default="/work/cache/sglang-oracle")
+    ap.add_argument("--out", help="default: tests/conformance/sglang/RELEASE.jsonl (a folder with 'all')")
+    ap.add_argument("--env", action="append", default=[], help="--adhoc: NAME=VALUE in the launch's environment")
+    ap.add_argument("--adhoc", help="one launch: 'serve ARGS', 'launch_server ARGS' or 'router ARGS'; "
+                    "prints the record")
+    ap.add_argument("--only", nargs="+", metavar="PREFIX", help="only the launches whose id starts so")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ns = ap.parse_args()
     if ns.child:
-        child(ns.release, ns.gpu)
+        child(ns.release, ns.gpu, ns.cuda)
         return
-    gpus = [ns.gpu] if ns.gpu else list(GPUS)
     if ns.adhoc:
         entry, *argv = shlex.split(ns.adhoc)
-        launch = {"id": "adhoc", "entry": entry, "argv": argv, "env": {}, "files": {}}
-        for gpu in gpus:
-            print(json.dumps(record(ns.release, gpu, [launch], ns.oracle_dir)[0], indent=1, sort_keys=True))
+        launch = {"id": "adhoc", "entry": entry, "argv": argv, "env": dict(e.split("=", 1) for e in ns.env),
+                  "files": {}, "post": True}
+        for gpu in [ns.gpu] if ns.gpu else list(GPUS):
+            print(json.dumps(record(ns.release, gpu, [launch], ns.oracle_dir, ns.cuda)[0], indent=1,
+                             sort_keys=True))
         return
-    launches = sglang_generate.launches()
-    for release in sglang_oracle.RELEASES if ns.release == "all" else [ns.release]:
-        records = [r for gpu in gpus for r in record(release, gpu, launches, ns.oracle_dir)]
-        out = ns.out or os.path.join(REPO, "tests", "conformance", "sglang", f"{release}.jsonl")
+    launches = [launch for launch in sglang_generate.launches()
+                if not ns.only or launch["id"].startswith(tuple(ns.only))]
+    releases = sglang_oracle.RELEASES + sglang_oracle.POST_RELEASES if ns.release == "all" else (ns.release,)
+    for release in releases:
+        records = record_release(release, launches, ns.oracle_dir, ALL_COMBOS if ns.all_combos else None)
+        folder = ns.out if ns.out and ns.release == "all" else os.path.join(REPO, "tests", "conformance", "sglang")
+        out = ns.out if ns.out and ns.release != "all" else os.path.join(folder, f"{release}.jsonl")
         os.makedirs(os.path.dirname(out), exist_ok=True)
         with open(out, "w", encoding="utf-8") as fh:
             for rec in records:
                 fh.write(json.dumps(rec, sort_keys=True, separators=(",", ":")) + "\n")
+        with open(os.path.join(ns.oracle_dir, f"env-reads-{release}.json"), "w", encoding="utf-8") as fh:
+            json.dump(sorted(ENV_READS.get(release, ())), fh, indent=0)
         ok = sum(1 for r in records if r["outcome"] == "ok")
         print(f"{release}: {len(records)} records ({ok} ok) -> {out}", flush=True)
 

@@ -3,24 +3,26 @@
 # resolution run (the oracle used by sglang_record.py).  Everything lives OUTSIDE the
 # repository:
 #
-#   scripts/conformance/sglang_setup_env.sh [DIR] [RELEASE...]   (DIR default /tmp/sglang-oracle)
+#   scripts/conformance/sglang_setup_env.sh [DIR] [RELEASE...]   (DIR default /work/cache/sglang-oracle)
 #
 #   DIR/venv/              one venv for every release: torch==2.13.0 (CPU build) + the light
 #                          packages of oracle-requirements.txt and sglang-oracle-requirements.txt
 #   DIR/sglang-RELEASE/    `pip install --no-deps --target` of that release's wheel
 #   DIR/tf-X/              the transformers release SGLang pins (with the tokenizers and
 #                          huggingface_hub it accepts), `--no-deps --target`
+#   DIR/router/            `--no-deps --target` of the sglang-router wheel (its
+#                          `python -m sglang_router.launch_server` is recorded too)
 #
 # SGLang is always installed with --no-deps: its own dependency set pulls CUDA torch,
 # flashinfer, sgl-kernel and friends (many GB).  sglang_oracle.py stands in for the
 # compiled CUDA modules and tells torch it has a Hopper or Blackwell GPU.
 set -euo pipefail
 
-DIR="${1:-/tmp/sglang-oracle}"
+DIR="${1:-/work/cache/sglang-oracle}"
 shift || true
 RELEASES=("$@")
 if [ ${#RELEASES[@]} -eq 0 ]; then
-    RELEASES=(0.5.15 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23)
+    RELEASES=(0.5.15 0.5.15.post1 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23)
 fi
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PY="${PYTHON:-python3}"
@@ -45,6 +47,11 @@ for tf in 5.12.1 5.19.0; do
     fi
 done
 
+if [ ! -f "$DIR/router/sglang_router/launch_server.py" ]; then
+    ROUTER="$("$VENV/bin/python" -c "import sys; sys.path.insert(0, '$HERE'); import sglang_oracle; print(sglang_oracle.ROUTER)")"
+    "$PIP" install -q --no-deps --target "$DIR/router" "$ROUTER"
+fi
+
 for r in "${RELEASES[@]}"; do
     if [ ! -f "$DIR/sglang-$r/sglang/__init__.py" ]; then
         WHEEL="$(ls "$DIR"/wheels/sglang-"$r"-*.whl 2>/dev/null | head -n1 || true)"
@@ -55,4 +62,4 @@ for r in "${RELEASES[@]}"; do
         "$PIP" install -q --no-deps --target "$DIR/sglang-$r" "$WHEEL"
     fi
 done
-echo "SGLang oracle ready in $DIR: python3 $HERE/sglang_record.py --release ${RELEASES[-1]}"
+echo "SGLang oracle ready in $DIR: python3 $HERE/sglang_record.py --oracle-dir $DIR --release ${RELEASES[-1]}"

@@ -1,16 +1,23 @@
 """Replay recorded SGLang outcomes through the linter (used by tests/test_sglang_conformance.py).
 
 Each record (README.md here) is one launch that a real SGLang release parsed and resolved
-on a CPU with a pretend Hopper or Blackwell GPU.  Replaying it means: rebuild the command
-as the linter sees it (``sglang serve ...`` or ``python -m sglang.launch_server ...``, its
-environment and --config files, the tiny model folders' architectures as extra models),
-judge it for the same release and GPU, and compare.
+on a CPU with a pretend Hopper or Blackwell GPU (and CUDA version).  Replaying it means:
+rebuild the command as the linter sees it (``sglang serve ...``, ``python -m
+sglang.launch_server ...`` or ``python -m sglang_router.launch_server ...``, its environment
+and --config files, the tiny model folders' architectures as extra models), judge it for the
+same release and GPU, and compare.
+
+Where the linter does not yet agree, the record is listed in ``expected-disagreements.jsonl``
+with its class (issue 19); such a record must still disagree (a fix that makes it agree
+removes its line), and every other record must agree.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +25,7 @@ from typing import Any
 from flake8_replayssm.recognise import launch_from_command
 from flake8_replayssm.config import LintConfig
 from flake8_replayssm.judging import judge
+from flake8_replayssm.frontends.shell import commands_in_shell
 from flake8_replayssm.model import Command, Span, Word
 from flake8_replayssm.engines.sglang import form
 from flake8_replayssm.engines.sglang.checks import model_verdict
@@ -38,6 +46,12 @@ ERROR_CODES: list[tuple[str, frozenset[str] | None]] = [
     (r"^--enable-(linear|gdn)-replayssm-spec|^--linear-replayssm-cache-len must be a power of two",
      frozenset({"RSM306"})),
     (r"needs mamba state", frozenset({"RSM307"})),
+    (r"^invalid SGLANG_RAGGED_VERIFY_MODE", frozenset({"RSM306"})),
+    # argument checks outside the ReplaySSM flags that SGLang runs on the launches of issue 19
+    # (unified memory's page-major KV layout, flashinfer prefill on SM100 with CUDA 12): the
+    # linter must report an error; which code is the fix's to choose
+    (r"^--enable-page-major-kv-layout|^--enable-unified-memory|on SM100\+ requires CUDA 13",
+     frozenset({"RSM301", "RSM302", "RSM303", "RSM304", "RSM305", "RSM306", "RSM307"})),
     (r"unrecognized arguments|ambiguous option|invalid choice|invalid int value|ignored explicit argument"
      r"|expected one argument", frozenset({"RSM104", "RSM106"})),
 ]
@@ -63,6 +77,33 @@ def releases() -> list[str]:
     return sorted((n for n in names if re.fullmatch(r"\d+\.\d+\.\d+", n)), key=lambda v: [int(x) for x in v.split(".")])
 
 
+def record_key(record: dict[str, Any]) -> tuple[str, str, str, str]:
+    """A record's identity across files: release, launch id, GPU, CUDA version."""
+    return (record["release"], record["id"], record["gpu"], record.get("cuda", "12.9"))
+
+
+def load_expected() -> dict[tuple[str, str, str, str, str], str]:
+    """{(release, id, gpu, cuda, kind): class} of expected-disagreements.jsonl; kind is
+    "verdict", "value" or "message" (the check that disagrees)."""
+    path = HERE / "expected-disagreements.jsonl"
+    if not path.exists():
+        return {}
+    out = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                e = json.loads(line)
+                out[(e["release"], e["id"], e["gpu"], e["cuda"], e["kind"])] = e["class"]
+    return out
+
+
+EXPECTED = load_expected()
+
+
+def expected_class(record: dict[str, Any], kind: str) -> str | None:
+    return EXPECTED.get(record_key(record) + (kind,))
+
+
 def fix_releases() -> list[str]:
     """The releases whose fixed launches were asked again (files named fixes-RELEASE.jsonl)."""
     return sorted(p.name[len("fixes-"):-len(".jsonl")] for p in HERE.glob("fixes-*.jsonl"))
@@ -75,11 +116,16 @@ class Replay:
     facts: dict[str, Any] | None
     #: (code, message) of every finding
     messages: list[tuple[str, str]]
+    #: whether the linter recognised the command as an SGLang launch at all
+    recognised: bool = True
+
+
+HEADS = {"serve": ["sglang", "serve"], "launch_server": ["python3", "-m", "sglang.launch_server"],
+         "router": ["python3", "-m", "sglang_router.launch_server"]}
 
 
 def command_words(record: dict[str, Any]) -> list[str]:
-    head = ["sglang", "serve"] if record["entry"] == "serve" else ["python3", "-m", "sglang.launch_server"]
-    return head + list(record["argv"])
+    return HEADS[record["entry"]] + list(record["argv"])
 
 
 def replay(record: dict[str, Any], workdir: Path) -> Replay:
@@ -90,10 +136,18 @@ def replay(record: dict[str, Any], workdir: Path) -> Replay:
         target = workdir / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
-    words = [Word(text, Span(1, i, 1, i + 1)) for i, text in enumerate(command_words(record))]
-    env = {k: Word(v, Span(1, 0, 1, 1)) for k, v in record.get("env", {}).items()}
-    launch = launch_from_command(Command(words, env, base_dir=str(workdir)))
-    assert launch is not None and launch.engine == "sglang", record["id"]
+    if record.get("env"):  # as a shell file writes it: the environment as a prefix of the command
+        text = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(record["env"].items()))
+        commands = commands_in_shell(f"{text} {shlex.join(command_words(record))}\n", base_dir=str(workdir))
+        assert len(commands) == 1, record["id"]
+        command = commands[0]
+    else:
+        words = [Word(text, Span(1, i, 1, i + 1)) for i, text in enumerate(command_words(record))]
+        command = Command(words, {}, base_dir=str(workdir))
+    launch = launch_from_command(command)
+    if launch is None or launch.engine != "sglang":
+        assert record["entry"] == "router", record["id"]  # the linter does not read this form yet
+        return Replay(record, [], None, [], recognised=False)
     config = LintConfig(sglang_version=record["release"], gpu=record["gpu"])
     verdict = judge(launch, config)
     know = knowledge()
@@ -129,11 +183,6 @@ KNOWN_DIFFERENCES: list[tuple[Any, str]] = [
     (lambda rec, codes: not _replayssm_written(rec) and _refused_with(rec, "RSM305", "RSM307"),
      "the no_buffer asserts (R5-R7) and R9 refuse launches without ReplaySSM too; the linter reports "
      "them only where a ReplaySSM flag is written"),
-    (lambda rec, codes: _blackwell_override(rec) and _refused_with(rec, "RSM302", "RSM305"),
-     "on Blackwell the Nemotron-H / Qwen3-Next families choose the attention backend (trtllm_mha) and "
-     "page size themselves when --attention-backend is unset, differently per release; the linter "
-     "takes both as unknown there, so it does not report the no_buffer assert or the paged "
-     "extra_buffer that follow"),
 ]
 
 
@@ -144,18 +193,34 @@ def known_difference(result: Replay) -> str | None:
     return None
 
 
-def disagreement(result: Replay, *, allow_known: bool = True) -> str | None:
-    """Why the linter and SGLang disagree on this record, or None (documented differences
-    count as agreement unless ``allow_known`` is False)."""
-    outcome = result.record["outcome"]
-    failing = sorted(FAILING_CODES & set(result.codes))
+def disagreement(result: Replay, *, allow_known: bool = True, allow_expected: bool = True) -> str | None:
+    """Why the linter and SGLang disagree on this record, or None (documented differences and
+    the records of expected-disagreements.jsonl count as agreement unless told otherwise)."""
     if allow_known and known_difference(result):
+        return None
+    if allow_expected and expected_class(result.record, "verdict"):
+        return None
+    return raw_disagreement(result)
+
+
+def raw_disagreement(result: Replay) -> str | None:
+    record = result.record
+    outcome = record["outcome"]
+    failing = sorted(FAILING_CODES & set(result.codes))
+    post = (record.get("post") or {}).get("error")
+    if outcome == "ok" and post:
+        if not failing:
+            return f"SGLang refuses after resolution ({record['post']['rule']}): {post[:90]!r}; linter: {result.codes}"
         return None
     if outcome == "ok":
         return f"SGLang accepted it, linter says {failing}" if failing else None
+    if "RSM308" in result.codes and not failing:  # "starts without effect" on a launch that never starts
+        return f"SGLang refuses ({outcome['error'][:90]!r}); linter says only RSM308 (starts without effect)"
     codes = error_codes(outcome["error"])
     if codes is None:
         return None  # an error the linter does not model (not a ReplaySSM matter)
+    if not result.recognised:
+        return f"SGLang: {outcome['error'][:90]!r}; linter: not read as an SGLang launch ({record['entry']})"
     if not codes & set(result.codes):
         return f"SGLang: {outcome['error'][:110]!r} ({'/'.join(sorted(codes))}); linter: {result.codes}"
     return None
@@ -165,7 +230,8 @@ def message_mismatches(result: Replay) -> list[str]:
     """SGLang's own message must be in the finding for the code it maps to (DESIGN.md:
     messages carry the engine's wording, so searching the runtime error finds the lint)."""
     outcome = result.record["outcome"]
-    if outcome == "ok" or outcome["stage"] != "server_args" or known_difference(result):
+    if outcome == "ok" or outcome["stage"] != "server_args" or known_difference(result) \
+            or expected_class(result.record, "message"):
         return []
     codes = error_codes(outcome["error"]) or frozenset()
     messages = [m for code, m in result.messages if code in codes]
@@ -186,7 +252,8 @@ def _wording(template: str) -> str:
 def value_mismatches(result: Replay) -> list[str]:
     """Values the linter derives that differ from what SGLang resolved (accepted launches)."""
     facts, resolved = result.facts, result.record.get("resolved")
-    if facts is None or not resolved or result.record["outcome"] != "ok":
+    if facts is None or not resolved or result.record["outcome"] != "ok" \
+            or expected_class(result.record, "value"):
         return []
     pairs = [
         ("enable_linear_replayssm", facts["replay"], resolved["enable_linear_replayssm"]),
@@ -204,9 +271,74 @@ def value_mismatches(result: Replay) -> list[str]:
     return [f"{name}: linter {ours!r}, SGLang {theirs!r}" for name, ours, theirs in pairs if ours != theirs]
 
 
-if __name__ == "__main__":  # a quick agreement report: python tests/conformance/sglang/sglang_replay.py [FILE...]
+#: the classes of issue 19, in the order a disagreeing record is assigned to one
+CLASSES: list[tuple[str, Any]] = [
+    ("router_form", lambda rec, why: rec["entry"] == "router"),
+    ("ragged_verify_env", lambda rec, why: "SGLANG_RAGGED_VERIFY_MODE" in rec.get("env", {})),
+    ("flashinfer_prefill_cuda", lambda rec, why: "requires CUDA 13" in why),
+    ("post_resolution", lambda rec, why: why.startswith("SGLang refuses after resolution")),
+    ("unified_memory", lambda rec, why: "--enable-unified-memory" in rec["argv"]),
+    ("pd_decode_radix", lambda rec, why: "--disaggregation-decode-enable-radix-cache" in rec["argv"]),
+    ("list_options", lambda rec, why: rec["id"].startswith("list-")),
+    ("blackwell_override", lambda rec, why: _blackwell_override(rec)),
+    ("page_size", lambda rec, why: "--page-size" in rec["argv"]),
+    ("registration", lambda rec, why: rec["id"].startswith("arch-")),
+]
+
+
+def classify(record: dict[str, Any], why: str) -> str:
+    for name, test in CLASSES:
+        if test(record, why):
+            return name
+    return "other"
+
+
+def disagreements_of(result: Replay) -> list[tuple[str, str]]:
+    """[(kind, why)] of every check this record fails, ignoring expected-disagreements.jsonl."""
+    out = []
+    why = disagreement(result, allow_expected=False)
+    if why:
+        out.append(("verdict", why))
+    saved = EXPECTED.copy()
+    EXPECTED.clear()
+    try:
+        out += [("value", m) for m in value_mismatches(result)]
+        out += [("message", m) for m in message_mismatches(result)]
+    finally:
+        EXPECTED.update(saved)
+    return out
+
+
+def write_expected(paths: list[Path]) -> None:
+    """Replay every record and write expected-disagreements.jsonl (one line per disagreeing
+    record and kind, with its class and why), sorted."""
+    import tempfile
+
+    lines = []
+    for path in paths:
+        for rec in (json.loads(line) for line in open(path, encoding="utf-8") if line.strip()):
+            with tempfile.TemporaryDirectory() as tmp:
+                result = replay(rec, Path(tmp))
+            for kind, why in disagreements_of(result):
+                release, lid, gpu, cuda = record_key(rec)
+                lines.append({"release": release, "id": lid, "gpu": gpu, "cuda": cuda, "kind": kind,
+                              "class": classify(rec, why), "why": why[:160]})
+    lines.sort(key=lambda e: ([int(x) for x in e["release"].split(".")], e["id"], e["gpu"], e["cuda"], e["kind"]))
+    with open(HERE / "expected-disagreements.jsonl", "w", encoding="utf-8") as fh:
+        for e in lines:
+            fh.write(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n")
+    print(f"{len(lines)} expected disagreements written")
+
+
+def record_files() -> list[Path]:
+    """Every record file: the releases', then the fixed launches' (fixes-RELEASE.jsonl)."""
+    return [HERE / f"{r}.jsonl" for r in releases()] + [HERE / f"fixes-{r}.jsonl" for r in fix_releases()]
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--write-expected"]:
+    write_expected(record_files())
+elif __name__ == "__main__":  # a quick agreement report: python tests/conformance/sglang/sglang_replay.py [FILE...]
     import collections
-    import sys
     import tempfile
 
     paths = [Path(p) for p in sys.argv[1:]] or [HERE / f"{r}.jsonl" for r in releases()]
