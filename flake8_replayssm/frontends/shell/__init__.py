@@ -47,7 +47,7 @@ skipped, the rest is still read.
 The modules, from the bottom up:
 
 - :mod:`.located`: strings whose characters know where they are in the file;
-- :mod:`.parsing`: tree-sitter set-up, one parsed text's positions;
+- :mod:`.parsing`: tree-sitter set-up, one parsed text's positions, syntax errors (RSM900);
 - :mod:`.values`, :mod:`.choices`, :mod:`.scope`: a word's and a variable's value, value
   sets (``if``/``case``), the variables of one shell process;
 - :mod:`.context`: what every text of one input shares, the nesting bound;
@@ -62,7 +62,7 @@ The modules, from the bottom up:
 """
 
 from .makefile import commands_in_makefile
-from .parsing import new_parser
+from .parsing import new_parser, shell_syntax_errors
 from .script import commands_in_shell
 
-__all__ = ["commands_in_makefile", "commands_in_shell", "new_parser"]
+__all__ = ["commands_in_makefile", "commands_in_shell", "new_parser", "shell_syntax_errors"]

@@ -1,11 +1,12 @@
-"""tree-sitter-bash: the parser, and one parsed text with its positions.
+"""tree-sitter-bash: the parser, one parsed text with its positions, and syntax errors.
 
 Everything that knows tree-sitter's byte offsets is here: the rest of the shell
 frontend asks a :class:`ParsedSource` for a node's text (:meth:`~ParsedSource.raw`)
 and where it is written in the file (:meth:`~ParsedSource.node_loc`).  The parser is
 also where bash and tree-sitter disagree and the text is adjusted before parsing (a
 template's ``${a.b}``, a continuation at the very end, ``<<EOF;``), so that those
-repairs stay in one place.
+repairs stay in one place.  :func:`shell_syntax_errors` is what the lint reports as
+RSM900 for the parts of a script the parser could not read.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import bisect
 import re
 from typing import Any
 
+from ...unchecked import NotChecked
 from .located import Located
 
 _LANGUAGE: Any = None
@@ -147,3 +149,40 @@ class ParsedSource:
 
     def node_loc(self, n: Any) -> tuple[int, int]:
         return self.loc(self.c(n.start_byte), self.c(n.end_byte))
+
+
+def shell_syntax_errors(text: str, needles: tuple[str, ...]) -> list[NotChecked]:
+    """Parts of a shell script tree-sitter could not read that hold a trigger token.
+
+    Only those matter: a launch may be in them, and the shell frontend skips
+    them.  The region of an error is its own text plus the lines it starts on
+    (an unterminated quote cuts the command before it short); a missing token
+    (``fi``, ``)``, a here-document's end) stands for the construct around it.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    tree = new_parser().parse(data)
+    if not tree.root_node.has_error:
+        return []
+    found = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            region = node.parent if node.is_missing and node.parent is not None else node
+            start = data.rfind(b"\n", 0, region.start_byte) + 1
+            part = data[start:region.end_byte].decode("utf-8", "replace")
+            if any(needle in part for needle in needles):
+                line, col = node.start_point
+                what = f"missing `{node.type}`" if node.is_missing else \
+                    f"syntax error near `{_excerpt(data[node.start_byte:node.end_byte])}`"
+                problem = NotChecked(f"could not be parsed (line {line + 1}: {what})", line + 1, kind="syntax")
+                problem.lines = (data.count(b"\n", 0, start) + 1, region.end_point[0] + 1)
+                found.append(problem)
+            continue
+        stack.extend(child for child in node.children if child.has_error or child.is_missing)
+    return sorted(found, key=lambda nc: nc.line)
+
+
+def _excerpt(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace").split("\n", 1)[0].strip()
+    return text if len(text) <= 30 else text[:27] + "..."
