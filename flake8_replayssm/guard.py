@@ -15,7 +15,9 @@ So a Python text is measured with :mod:`ast` first (C code, iterative depth
 count); deeper than :data:`MAX_PYTHON_DEPTH` nodes it is not parsed further.
 When :mod:`ast` rejects the text (a grammar newer than this interpreter may
 still be libcst's), libcst gets it only if a raw scan finds it shallow and short.
-YAML and notebook JSON are measured the same way after their own parse.
+YAML and notebook JSON are measured the same way after their own parse.  A shell
+script's syntax errors are found next to its parser
+(:func:`flake8_replayssm.frontends.shell.shell_syntax_errors`).
 """
 
 from __future__ import annotations
@@ -173,42 +175,3 @@ def check_notebook(text: str) -> None:
     depth = _json_depth(data)
     if depth > MAX_DOCUMENT_DEPTH:
         raise _too_deep(depth, 1, MAX_DOCUMENT_DEPTH)
-
-
-def shell_syntax_errors(text: str, needles: tuple[str, ...]) -> list[NotChecked]:
-    """Parts of a shell script tree-sitter could not read that hold a trigger token.
-
-    Only those matter: a launch may be in them, and the shell frontend skips
-    them.  The region of an error is its own text plus the lines it starts on
-    (an unterminated quote cuts the command before it short); a missing token
-    (``fi``, ``)``, a here-document's end) stands for the construct around it.
-    """
-    from .frontends.shell import new_parser
-
-    data = text.encode("utf-8", "surrogatepass")
-    tree = new_parser().parse(data)
-    if not tree.root_node.has_error:
-        return []
-    found = []
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            region = node.parent if node.is_missing and node.parent is not None else node
-            start = data.rfind(b"\n", 0, region.start_byte) + 1
-            part = data[start:region.end_byte].decode("utf-8", "replace")
-            if any(needle in part for needle in needles):
-                line, col = node.start_point
-                what = f"missing `{node.type}`" if node.is_missing else \
-                    f"syntax error near `{_excerpt(data[node.start_byte:node.end_byte])}`"
-                problem = NotChecked(f"could not be parsed (line {line + 1}: {what})", line + 1, kind="syntax")
-                problem.lines = (data.count(b"\n", 0, start) + 1, region.end_point[0] + 1)
-                found.append(problem)
-            continue
-        stack.extend(child for child in node.children if child.has_error or child.is_missing)
-    return sorted(found, key=lambda nc: nc.line)
-
-
-def _excerpt(raw: bytes) -> str:
-    text = raw.decode("utf-8", "replace").split("\n", 1)[0].strip()
-    return text if len(text) <= 30 else text[:27] + "..."

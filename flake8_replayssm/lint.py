@@ -354,7 +354,7 @@ def _report_unparsed(script: str, launches: list[Launch], line_offset: int = 0) 
     the parser could not read that hold a trigger token and no launch was read from."""
     if not has_trigger(script):
         return
-    from .guard import shell_syntax_errors
+    from .frontends.shell import shell_syntax_errors
 
     read = {line for launch in launches for line in _lines_of(launch)}
     for problem in shell_syntax_errors(script, TRIGGER_NEEDLES):

@@ -22,7 +22,7 @@ FIXTURES = Path(__file__).resolve().parent / "fix_pairs"
 HEAD = "import os\nimport subprocess\nfrom vllm import LLM\n# untouched line  \t\n"
 TAIL = "x = 1  # untouched too\n"
 M = "nvidia/Nemotron-H-8B-Base-8K"
-needs_shell = pytest.mark.skipif(not (Path(cli.__file__).parent / "frontends" / "shell.py").exists(),
+needs_shell = pytest.mark.skipif(not (Path(cli.__file__).parent / "frontends" / "shell" / "__init__.py").exists(),
                                  reason="the shell frontend is not there yet")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_replayssm.frontends import shell
+from flake8_replayssm.frontends.shell import script as shell_script
 from flake8_replayssm.frontends.shell import commands_in_makefile, commands_in_shell
 from flake8_replayssm.model import UNKNOWN, UNKNOWN_PART, Command, Span, Word
 
@@ -18,7 +18,7 @@ NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
 @pytest.fixture(autouse=True)
 def strict(monkeypatch):
     """Internal errors surface in tests instead of being swallowed."""
-    monkeypatch.setattr(shell, "_STRICT", True)
+    monkeypatch.setattr(shell_script, "STRICT", True)
 
 
 def cmds(text: str, **kw) -> list[Command]:
@@ -608,7 +608,7 @@ def test_makefile_without_vllm_is_not_parsed():
     "bash -c \"" * 40 + "vllm serve x",
 ])
 def test_garbage_never_raises(text, monkeypatch):
-    monkeypatch.setattr(shell, "_STRICT", False)
+    monkeypatch.setattr(shell_script, "STRICT", False)
     assert isinstance(commands_in_shell(text), list)
     assert isinstance(commands_in_makefile("a:\n\t" + text), list)
 
@@ -616,7 +616,7 @@ def test_garbage_never_raises(text, monkeypatch):
 def test_random_bytes_never_raise(monkeypatch):
     import random
 
-    monkeypatch.setattr(shell, "_STRICT", False)
+    monkeypatch.setattr(shell_script, "STRICT", False)
     rng = random.Random(7)
     for _ in range(200):
         data = bytes(rng.randrange(256) for _ in range(rng.randint(0, 400)))

@@ -285,10 +285,11 @@ def report_unparsed_shell(script: str, place: Callable[[int, int, int, int], Spa
 
     if not any(needle in script for needle in TRIGGER_NEEDLES):
         return
-    from ..guard import shell_syntax_errors
     from ..unchecked import not_followed
 
     try:
+        from .shell import shell_syntax_errors
+
         problems = shell_syntax_errors(script, TRIGGER_NEEDLES)
     except Exception:  # the parser is not available: the frontend found nothing either
         return
