@@ -31,15 +31,14 @@ from ._common import (
     SHELLS,
     Tok,
     clean_image,
-    commands_from_argv,
     image_for_command,
     is_vllm_image,
     json_string_array,
     merge_context,
     placer,
-    shell_commands,
     split_words,
 )
+from .shell_snippets import commands_from_argv, shell_commands
 
 _DIRECTIVE = re.compile(r"^#\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(.*?)\s*$")
 _INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)(?=\s|$)")

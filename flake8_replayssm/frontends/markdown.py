@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from .. import engines
 from ..model import Command, Span
 from ..unchecked import frontend_failed
-from ._common import LineIndex, doc_shell_commands, placer, relayed, shift_command
+from ._common import LineIndex, placer, relayed, shift_command
+from .shell_snippets import doc_shell_commands
 from .dockerfile import commands_in_dockerfile
 
 _FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")

@@ -27,7 +27,8 @@ from typing import Any
 
 from ..model import Command, Span, Word
 from ..unchecked import frontend_failed
-from ._common import LineIndex, doc_shell_commands, merge_context, placer
+from ._common import LineIndex, merge_context, placer
+from .shell_snippets import doc_shell_commands
 
 _SHELL_CELL = re.compile(r"^%%(bash|sh|script\s+(?:\S*/)?(?:bash|sh|zsh|dash))\b")
 _PY_CELL = re.compile(r"^%%(capture|time|timeit|prun|debug|python3?|pypy|memit)\b")

@@ -30,15 +30,14 @@ from ..yaml_nodes import loader as _loader, mask_templates
 from ._common import (
     LineIndex,
     Tok,
-    commands_from_argv,
     image_for_command,
     is_vllm_image,
     merge_context,
     placer,
-    shell_commands,
     shell_script_index,
     split_words,
 )
+from .shell_snippets import commands_from_argv, shell_commands
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"

@@ -2,9 +2,10 @@
 
 ``cat > cfg.yaml <<EOF`` writes a file a later ``vllm serve --config cfg.yaml`` of the same
 script reads (:attr:`~.context.ReadContext.files`); ``cat <<EOF | kubectl apply -f -`` is a
-Kubernetes manifest (read by the YAML frontend, placed in this file); a here-document fed
-to a shell is a script (the walk reads it again, :mod:`.commands`).  A text read out of the
-file this way is mapped back to where its characters are written (:meth:`placer_for`).
+Kubernetes manifest (read by the YAML frontend, found through :mod:`..documents`, placed in
+this file); a here-document fed to a shell is a script (the walk reads it again,
+:mod:`.commands`).  A text read out of the file this way is mapped back to where its
+characters are written (:meth:`placer_for`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ...model import Command, Span
+from .. import documents
 from .context import ReadContext
 from .fields import FieldCollector
 from .located import UNKNOWN_MARK, Located, join
@@ -74,12 +76,11 @@ class HereDocuments:
     def located_documents(self, text: Located, kind: str) -> list[Command]:
         """The commands of a document written inside the script (a here-document), placed in
         the file."""
-        from .. import yaml_manifests
-
-        if kind != "yaml" or UNKNOWN_MARK in text.text:
+        read = documents.reader(kind)
+        if read is None or UNKNOWN_MARK in text.text:
             return []
         place = self.placer_for(text)
-        return [placed(c, place) for c in yaml_manifests.commands_in_yaml(text.text, base_dir=self.ctx.base_dir)]
+        return [placed(c, place) for c in read(text.text, base_dir=self.ctx.base_dir)]
 
     def placer_for(self, text: Located) -> Callable[[Span], Span]:
         """Spans of ``text`` (a string read out of this file) moved to where it is written."""
