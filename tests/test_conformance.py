@@ -1,12 +1,14 @@
-"""The linter agrees with vLLM: every recorded launch replayed (tests/conformance/).
+"""The linter agrees with each engine: every recorded launch replayed (tests/conformance/).
 
-The records were made by running each vLLM release's real parser and config
-validation on a CPU (scripts/conformance/); here they are replayed without
-vLLM.  vLLM accepted a launch => no finding that means "vLLM fails"; vLLM
-rejected it with a ReplaySSM error => the code for that error is among the
-findings; and the values the linter derives (prefix caching, cache mode,
-runner, speculative tokens, ...) equal vLLM's.  Deliberate differences are
-listed, with the reason, in tests/conformance/replay.py and README.md.
+The records were made by running each release's real parser and config validation on a
+CPU (scripts/conformance/: vLLM's, and SGLang's with a pretend Hopper or Blackwell GPU);
+here they are replayed without the engine, through one harness (tests/conformance/
+harness.py) and each engine's replay module. The engine accepted a launch => no finding
+that means "it refuses to start"; it refused with a ReplaySSM error => the code for that
+error is among the findings; and the values the linter derives (prefix caching, cache mode,
+runner, radix-cache strategy, decode backend, ...) equal the engine's. Deliberate
+differences are listed, with the reason, in the replay modules and README.md.
+vLLM-only checks follow below; SGLang-only ones are in tests/test_sglang_conformance.py.
 """
 
 from __future__ import annotations
@@ -22,41 +24,53 @@ from flake8_replayssm.engines.vllm.knowledge import knowledge
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "conformance"))
 
-import replay  # noqa: E402
+import harness  # noqa: E402
 
+replay = harness.engine("vllm")
 RELEASES = replay.releases()
+PAIRS = [(name, release) for name in harness.ENGINES for release in harness.engine(name).releases()]
+FIX_PAIRS = [(name, release) for name in harness.ENGINES for release in harness.engine(name).fix_releases()]
 
 
-def test_records_exist():
-    assert RELEASES, "no recorded releases under tests/conformance/"
+@pytest.mark.parametrize("name", harness.ENGINES)
+def test_records_exist(name):
+    chosen = harness.engine(name)
+    assert chosen.releases(), f"no recorded releases under {chosen.HERE}"
+    assert chosen.fix_releases(), f"no recorded fixed launches under {chosen.HERE}"
 
 
-@pytest.mark.parametrize("release", RELEASES)
-def test_verdicts_agree_with_vllm(release, tmp_path):
-    records = replay.load(release)
-    assert len(records) >= 200
-    problems = []
-    for number, record in enumerate(records):
-        workdir = tmp_path / str(number)
-        workdir.mkdir()
-        result = replay.replay(record, workdir)
-        why = replay.disagreement(result)
-        if why:
-            problems.append(f"{record['id']} {record['argv']} env={record['env']}: {why}")
-        problems += [f"{record['id']}: {m}" for m in replay.parsed_mismatches(result)]
-    assert problems == []
+@pytest.mark.parametrize(("name", "release"), PAIRS)
+def test_verdicts_agree_with_the_engine(name, release, tmp_path):
+    chosen = harness.engine(name)
+    records = chosen.load(release)
+    assert len(records) >= chosen.MINIMUM_RECORDS
+    assert harness.problems(chosen, records, tmp_path) == []
 
 
-def test_error_mapping_covers_every_replayssm_message():
-    """Every ReplaySSM message vLLM gave in the records maps to a code."""
+@pytest.mark.parametrize("name", harness.ENGINES)
+def test_error_mapping_covers_every_replayssm_message(name):
+    """Every ReplaySSM message the engine gave in the records maps to a code."""
+    chosen = harness.engine(name)
     unmapped = set()
-    for release in RELEASES:
-        for record in replay.load(release):
+    for release in chosen.releases():
+        for record in chosen.load(release):
             outcome = record["outcome"]
             if outcome != "ok" and "replayssm" in outcome["error"].lower() \
-                    and replay.error_code(outcome["error"]) is None:
+                    and chosen.error_codes(outcome["error"]) is None:
                 unmapped.add(outcome["error"][:120])
     assert unmapped == set()
+
+
+@pytest.mark.parametrize(("name", "release"), FIX_PAIRS)
+def test_fixed_launches_agree_with_the_engine(name, release, tmp_path):
+    """Launches the engine refused, after `replayssm-lint fix` (safe, then --unsafe), asked
+    again (scripts/conformance/*check_fixes.py): the linter agrees on what the engine said of
+    the fixed launch, and most fixed launches start."""
+    chosen = harness.engine(name)
+    records = chosen.fixed_launches(release)
+    assert len(records) >= 100
+    assert harness.problems(chosen, records, tmp_path) == []
+    assert sum(r["outcome"] == "ok" for r in records) > len(records) / 2
 
 
 # -- RSM107: the mode vLLM's hybrid config update sets to "none" -------------------------
@@ -126,7 +140,7 @@ def test_chunked_prefill_off_with_mamba_prefix_caching_is_refused(release, tmp_p
             continue
         workdir = tmp_path / str(number)
         workdir.mkdir()
-        facts = replay.replay(record, workdir).parsed
+        facts = replay.replay(record, workdir).facts
         assert facts is not None, record["id"]
         predicted = facts["prefix_caching"] and architecture_kind(facts["architecture"]) != "transformer" \
             and (rel.cache_mode == "follows-prefix-caching" or facts["cache_mode"] == "align")

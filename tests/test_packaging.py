@@ -34,7 +34,8 @@ SDIST_TESTS = ["tests/test_data_files.py", "tests/test_fixtures.py", "tests/test
                "tests/test_output.py", "tests/test_architectures.py"]
 #: what the sdist must hold besides the package: what the tests read, and the licence
 SDIST_MUST_HOLD = ["LICENSE", "README.md", ".pre-commit-hooks.yaml", "tests/conftest.py", "tests/lsp_client.py",
-                   "tests/conformance/replay.py", "tests/fix_pairs", "fixtures/notebooks/nemotron_h_backends.ipynb",
+                   "tests/conformance/replay.py", "tests/conformance/harness.py", "tests/fix_pairs",
+                   "fixtures/notebooks/nemotron_h_backends.ipynb",
                    "scripts/build_architectures.py", "scripts/rule_docs.py", "docs/rules/RSM008.md",
                    "flake8_replayssm/engines/vllm/data/releases.toml"]
 

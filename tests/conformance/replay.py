@@ -8,12 +8,9 @@ architectures as extra models), judge it for the same release, and compare.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-from dataclasses import dataclass
+import sys
 from pathlib import Path
-from typing import Any
 
 from flake8_replayssm.recognise import launch_from_command
 from flake8_replayssm.config import LintConfig
@@ -23,10 +20,16 @@ from flake8_replayssm.engines.vllm.knowledge import knowledge
 from flake8_replayssm.model import Command, Span, Word
 from flake8_replayssm.engines.vllm.checks import model_verdict
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
+from harness import Record, Replay  # noqa: E402
+
+HERE = harness.HERE
+MINIMUM_RECORDS = 200
 
 #: vLLM's error text -> the code the linter reports for it (None: not a ReplaySSM matter)
-ERROR_CODES: list[tuple[str, str | None]] = [
+ERROR_CODES: list[tuple[str, str]] = [
     (r"--use-replayssm is (only supported for Nemotron-H|not supported for architecture)", "RSM001"),
     (r"prefix caching only in align mode|does not support (--mamba-cache-mode align|prefix caching)"
      r"|speculative decoding requires --mamba-cache-mode none|RecoverSSM supports only none and align",
@@ -54,40 +57,46 @@ OVERRIDE_WARNING = "Mamba cache mode is set to 'none' when prefix caching is dis
 
 
 def error_code(message: str) -> str | None:
-    for pattern, code in ERROR_CODES:
-        if re.search(pattern, message):
-            return code
-    return None
+    codes = error_codes(message)
+    return None if codes is None else next(iter(codes))
 
 
-def load(release: str) -> list[dict[str, Any]]:
-    path = HERE / f"{release}.jsonl"
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+def error_codes(message: str) -> frozenset[str] | None:
+    return harness.first_error_codes(((p, frozenset({c})) for p, c in ERROR_CODES), message)
+
+
+def load(release: str) -> list[Record]:
+    return harness.read_records(HERE / f"{release}.jsonl")
 
 
 def releases() -> list[str]:
     """The releases with records (files named RELEASE.jsonl)."""
-    names = (p.name[:-len(".jsonl")] for p in HERE.glob("*.jsonl"))
-    return sorted(n for n in names if re.fullmatch(r"\d+\.\d+\.\d+", n))
+    return harness.releases(HERE)
 
 
-@dataclass
-class Replay:
-    record: dict[str, Any]
-    codes: list[str]
-    parsed: dict[str, Any] | None
+def fix_releases() -> list[str]:
+    return harness.fix_releases(HERE)
+
+
+def label(record: Record) -> str:
+    return f"{record['id']} env={record.get('env')}"
+
+
+def fixed_launches(release: str) -> list[Record]:
+    """The launches ``replayssm-lint fix`` changed (fixes-RELEASE.jsonl), as records of the
+    fixed launch and what vLLM said of it."""
+    return [{"release": r["release"], "id": f"{r['id']} ({r['mode']})", "argv": r["argv_after"],
+             "env": r["env_after"], "files": r["files_after"], "model_arch": r["model_arch"],
+             "outcome": r["outcome_after"]}
+            for r in harness.read_records(HERE / f"fixes-{release}.jsonl") if r["changed"]]
 
 
 def _words(argv: list[str]) -> list[Word]:
     return [Word(text, Span(1, i, 1, i + 1)) for i, text in enumerate(["vllm", *argv])]
 
 
-def replay(record: dict[str, Any], workdir: Path) -> Replay:
-    for rel, text in record.get("files", {}).items():
-        target = workdir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+def replay(record: Record, workdir: Path) -> Replay:
+    harness.write_files(record.get("files", {}), workdir)
     env = {k: Word(v, Span(1, 0, 1, 1)) for k, v in record.get("env", {}).items()}
     launch = launch_from_command(Command(_words(record["argv"]), env, base_dir=str(workdir)))
     assert launch is not None, record["id"]
@@ -98,13 +107,28 @@ def replay(record: dict[str, Any], workdir: Path) -> Replay:
     mv = model_verdict(launch, know, extra_models=config.extra_models, model_dirs=())
     readings = list(scenarios(launch, release, "cuda", mv.architectures, know, draft_method=mv.draft_method))
     parsed = readings[0].facts if len(readings) == 1 else None
-    return Replay(record, sorted({f.code for f in verdict.findings}), parsed)
+    return Replay(record, sorted({f.code for f in verdict.findings}), parsed,
+                  [(f.code, f.message) for f in verdict.findings])
+
+
+def _block_size(record: Record) -> int | None:
+    """The Mamba block size vLLM parsed, or (a fixed launch, recorded without it) the one written."""
+    parsed = (record.get("parsed") or {}).get("mamba_block_size")
+    if parsed is not None:
+        return int(parsed)
+    argv = record["argv"]
+    for k, word in enumerate(argv):
+        name, eq, value = word.partition("=")
+        if name.replace("_", "-") == "--mamba-block-size":
+            value = value if eq else (argv[k + 1] if k + 1 < len(argv) else "")
+            return int(value) if value.isdigit() else None
+    return None
 
 
 #: where the linter knowingly differs from vLLM: (test, why); documented in README.md
-KNOWN_DIFFERENCES: list[tuple[Any, str]] = [
+KNOWN_DIFFERENCES: list[harness.KnownDifference] = [
     (lambda rec, codes: rec["outcome"] == "ok" and FAILING_CODES.intersection(codes) == {"RSM006"}
-     and (rec.get("parsed") or {}).get("mamba_block_size") == 4096,
+     and _block_size(rec) == 4096,
      "vLLM ignores a --mamba-block-size equal to the model's max_model_len (the tiny models have "
      "4096); the linter does not read a model's length, so it reports any block size without "
      "prefix caching"),
@@ -117,13 +141,10 @@ KNOWN_DIFFERENCES: list[tuple[Any, str]] = [
 
 
 def known_difference(result: Replay) -> str | None:
-    for test, why in KNOWN_DIFFERENCES:
-        if test(result.record, result.codes):
-            return why
-    return None
+    return harness.known_difference(KNOWN_DIFFERENCES, result)
 
 
-def mode_overridden(record: dict[str, Any]) -> bool | None:
+def mode_overridden(record: Record) -> bool | None:
     """Whether vLLM set an explicit mamba cache mode to "none" (it logged OVERRIDE_WARNING).
 
     None when the record cannot tell: made before the recorder kept ``config_warnings``, or
@@ -156,9 +177,9 @@ def disagreement(result: Replay) -> str | None:
     return None
 
 
-def parsed_mismatches(result: Replay) -> list[str]:
+def mismatches(result: Replay) -> list[str]:
     """Values the linter derives that differ from what vLLM's parser/config produced."""
-    facts, vllm = result.parsed, result.record.get("parsed") or {}
+    facts, vllm = result.facts, result.record.get("parsed") or {}
     if facts is None or not vllm or result.record["outcome"] != "ok":
         return []
     pairs = [
@@ -177,29 +198,3 @@ def parsed_mismatches(result: Replay) -> list[str]:
             pairs.append(("use_v2_model_runner", facts["v2"], vllm.get("use_v2_model_runner")))
     return [f"{name}: linter {ours!r}, vLLM {theirs!r}" for name, ours, theirs in pairs
             if theirs is not None and ours != theirs]
-
-
-if __name__ == "__main__":  # a quick agreement report: python tests/conformance/replay.py
-    import collections
-    import tempfile
-
-    for rel in releases():
-        bad = collections.Counter()
-        values = collections.Counter()
-        records = load(rel)
-        examples = {}
-        for rec in records:
-            with tempfile.TemporaryDirectory() as tmp:
-                result = replay(rec, Path(tmp))
-            why = disagreement(result)
-            if why:
-                key = why.split(";")[0][:90]
-                bad[key] += 1
-                examples.setdefault(key, (rec["id"], rec["argv"], rec.get("env"), why))
-            for m in parsed_mismatches(result):
-                values[m.split(":")[0]] += 1
-        print(f"{rel}: {len(records)} records, {len(records) - sum(bad.values())} agree, "
-              f"value mismatches {dict(values)}")
-        for key, n in bad.most_common():
-            print(f"   {n:4d} {examples[key]}")
-    os.sys.exit(0)

@@ -18,7 +18,6 @@ import json
 import re
 import shlex
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,13 @@ from flake8_replayssm.engines.sglang.knowledge import knowledge
 from flake8_replayssm.engines.sglang.resolve import scenarios
 from flake8_replayssm.engines.sglang.target import resolve_target
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import harness  # noqa: E402
+from harness import Record, Replay  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
+MINIMUM_RECORDS = 500
 
 #: SGLang's message -> the codes the linter may report for it (None: not a ReplaySSM matter)
 ERROR_CODES: list[tuple[str, frozenset[str] | None]] = [
@@ -61,23 +66,22 @@ FAILING_CODES = frozenset({"RSM301", "RSM302", "RSM303", "RSM304", "RSM305", "RS
 
 
 def error_codes(message: str) -> frozenset[str] | None:
-    for pattern, codes in ERROR_CODES:
-        if re.search(pattern, message):
-            return codes
-    return None
+    return harness.first_error_codes(ERROR_CODES, message)
 
 
-def load(release: str) -> list[dict[str, Any]]:
-    with open(HERE / f"{release}.jsonl", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+def load(release: str) -> list[Record]:
+    return harness.read_records(HERE / f"{release}.jsonl")
 
 
 def releases() -> list[str]:
-    names = (p.name[:-len(".jsonl")] for p in HERE.glob("*.jsonl"))
-    return sorted((n for n in names if re.fullmatch(r"\d+\.\d+\.\d+", n)), key=lambda v: [int(x) for x in v.split(".")])
+    return harness.releases(HERE)
 
 
-def record_key(record: dict[str, Any]) -> tuple[str, str, str, str]:
+def label(record: Record) -> str:
+    return f"{record['id']}/{record['gpu']}"
+
+
+def record_key(record: Record) -> tuple[str, str, str, str]:
     """A record's identity across files: release, launch id, GPU, CUDA version."""
     return (record["release"], record["id"], record["gpu"], record.get("cuda", "12.9"))
 
@@ -100,42 +104,32 @@ def load_expected() -> dict[tuple[str, str, str, str, str], str]:
 EXPECTED = load_expected()
 
 
-def expected_class(record: dict[str, Any], kind: str) -> str | None:
+def expected_class(record: Record, kind: str) -> str | None:
     return EXPECTED.get(record_key(record) + (kind,))
 
 
 def fix_releases() -> list[str]:
-    """The releases whose fixed launches were asked again (files named fixes-RELEASE.jsonl)."""
-    return sorted(p.name[len("fixes-"):-len(".jsonl")] for p in HERE.glob("fixes-*.jsonl"))
+    return harness.fix_releases(HERE)
 
 
-@dataclass
-class Replay:
-    record: dict[str, Any]
-    codes: list[str]
-    facts: dict[str, Any] | None
-    #: (code, message) of every finding
-    messages: list[tuple[str, str]]
-    #: whether the linter recognised the command as an SGLang launch at all
-    recognised: bool = True
+def fixed_launches(release: str) -> list[Record]:
+    """Launches SGLang refused, after ``replayssm-lint fix``, and what SGLang said of them."""
+    return load(f"fixes-{release}")
 
 
 HEADS = {"serve": ["sglang", "serve"], "launch_server": ["python3", "-m", "sglang.launch_server"],
          "router": ["python3", "-m", "sglang_router.launch_server"]}
 
 
-def command_words(record: dict[str, Any]) -> list[str]:
+def command_words(record: Record) -> list[str]:
     return HEADS[record["entry"]] + list(record["argv"])
 
 
-def replay(record: dict[str, Any], workdir: Path) -> Replay:
+def replay(record: Record, workdir: Path) -> Replay:
     files = dict(record.get("files", {}))
     for folder, config in record.get("models", {}).items():  # the tiny models, as local checkpoints
         files[f"{folder}/config.json"] = json.dumps(config)
-    for rel, text in files.items():
-        target = workdir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+    harness.write_files(files, workdir)
     if record.get("env"):  # as a shell file writes it: the environment as a prefix of the command
         text = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(record["env"].items()))
         commands = commands_in_shell(f"{text} {shlex.join(command_words(record))}\n", base_dir=str(workdir))
@@ -161,25 +155,25 @@ def replay(record: dict[str, Any], workdir: Path) -> Replay:
                   [(f.code, f.message) for f in verdict.findings])
 
 
-def _replayssm_written(record: dict[str, Any]) -> bool:
+def _replayssm_written(record: Record) -> bool:
     """Whether the launch writes a ReplaySSM switch (the decode or the spec-verify flag)."""
     words = " ".join(record["argv"]) + " ".join(record.get("files", {}).values())
     return re.search(r"enable[-_](linear|gdn)[-_]replayssm", words) is not None
 
 
-def _blackwell_override(record: dict[str, Any]) -> bool:
+def _blackwell_override(record: Record) -> bool:
     archs = {c["architectures"][0] for c in record.get("models", {}).values()}
     return record["gpu"] == "blackwell" and "--attention-backend" not in record["argv"] \
         and bool(archs & knowledge().models.blackwell_attention_overrides)
 
 
-def _refused_with(record: dict[str, Any], *codes: str) -> bool:
+def _refused_with(record: Record, *codes: str) -> bool:
     outcome = record["outcome"]
     return outcome != "ok" and bool((error_codes(outcome["error"]) or frozenset()) & set(codes))
 
 
 #: where the linter knowingly differs from SGLang: (test, why); documented in README.md
-KNOWN_DIFFERENCES: list[tuple[Any, str]] = [
+KNOWN_DIFFERENCES: list[harness.KnownDifference] = [
     (lambda rec, codes: not _replayssm_written(rec) and _refused_with(rec, "RSM305", "RSM307"),
      "the no_buffer asserts (R5-R7) and R9 refuse launches without ReplaySSM too; the linter reports "
      "them only where a ReplaySSM flag is written"),
@@ -187,10 +181,7 @@ KNOWN_DIFFERENCES: list[tuple[Any, str]] = [
 
 
 def known_difference(result: Replay) -> str | None:
-    for test, why in KNOWN_DIFFERENCES:
-        if test(result.record, result.codes):
-            return why
-    return None
+    return harness.known_difference(KNOWN_DIFFERENCES, result)
 
 
 def disagreement(result: Replay, *, allow_known: bool = True, allow_expected: bool = True) -> str | None:
@@ -244,6 +235,11 @@ def message_mismatches(result: Replay) -> list[str]:
     return [f"message: SGLang {outcome['error'][:90]!r}, linter {messages[0][:90]!r}"]
 
 
+def mismatches(result: Replay) -> list[str]:
+    """Derived values and messages that differ from SGLang's (accepted and refused launches)."""
+    return value_mismatches(result) + message_mismatches(result)
+
+
 def _wording(template: str) -> str:
     """The fixed start of a check's message (up to its first placeholder)."""
     return template.split("{", 1)[0]
@@ -286,7 +282,7 @@ CLASSES: list[tuple[str, Any]] = [
 ]
 
 
-def classify(record: dict[str, Any], why: str) -> str:
+def classify(record: Record, why: str) -> str:
     for name, test in CLASSES:
         if test(record, why):
             return name
@@ -335,31 +331,9 @@ def record_files() -> list[Path]:
     return [HERE / f"{r}.jsonl" for r in releases()] + [HERE / f"fixes-{r}.jsonl" for r in fix_releases()]
 
 
-if __name__ == "__main__" and sys.argv[1:2] == ["--write-expected"]:
-    write_expected(record_files())
-elif __name__ == "__main__":  # a quick agreement report: python tests/conformance/sglang/sglang_replay.py [FILE...]
-    import collections
-    import tempfile
-
-    paths = [Path(p) for p in sys.argv[1:]] or [HERE / f"{r}.jsonl" for r in releases()]
-    for path in paths:
-        records = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
-        bad: collections.Counter[str] = collections.Counter()
-        values: collections.Counter[str] = collections.Counter()
-        examples: dict[str, Any] = {}
-        for rec in records:
-            with tempfile.TemporaryDirectory() as tmp:
-                result = replay(rec, Path(tmp))
-            why = disagreement(result)
-            if why:
-                key = why[:100]
-                bad[key] += 1
-                examples.setdefault(key, (rec["id"], rec["gpu"], rec["entry"], rec["argv"], rec["env"]))
-            for m in value_mismatches(result) + message_mismatches(result):
-                values[m] += 1
-                examples.setdefault(m, (rec["id"], rec["gpu"], rec["argv"]))
-        print(f"{path.name}: {len(records)} records, {len(records) - sum(bad.values())} agree")
-        for key, n in bad.most_common():
-            print(f"   {n:4d} {key}\n        {examples[key]}")
-        for key, n in values.most_common():
-            print(f"   value {n:4d} {key}\n        {examples[key]}")
+if __name__ == "__main__":  # python tests/conformance/sglang/sglang_replay.py --write-expected
+    if sys.argv[1:2] == ["--write-expected"]:
+        write_expected(record_files())
+    else:
+        harness.report(sys.modules[__name__], [Path(p) for p in sys.argv[1:]]  # type: ignore[arg-type]
+                       or [HERE / f"{r}.jsonl" for r in releases()])
