@@ -235,7 +235,25 @@ def read_setting(key: str, value: Any, where: str, root: Path) -> tuple[str, Any
 
 def read_settings(table: Mapping[str, Any], where: str, root: Path) -> dict[str, Any]:
     """LintConfig field -> value for every entry of a settings table (each one validated)."""
-    return dict(read_setting(str(key), value, where, root) for key, value in table.items())
+    read = dict(read_setting(str(key), value, where, root) for key, value in table.items())
+    for folder in read.get("model_dirs", ()):
+        _inside_project(folder, where, root)
+    return read
+
+
+def _inside_project(folder: Path, where: str, root: Path) -> None:
+    """A ``model-dirs`` folder written in a settings file stays inside the project: the file
+    comes with the files it checks (a pull request can change it), and a folder it names is
+    read and its ``config.json`` contents shown in messages (README, Threat model). The
+    command line, flake8's options and the editor's settings are the user's own and may name
+    any folder."""
+    try:
+        inside = folder.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError, ValueError):
+        inside = False
+    if not inside:
+        raise ConfigError(f"{where}: model-dirs = {str(folder)!r}: a settings file may name only "
+                          f"folders inside its project ({root}); give other folders with --model-dirs")
 
 
 def config_from_table(table: Mapping[str, Any], root: Path, where: str = "pyproject.toml") -> LintConfig:

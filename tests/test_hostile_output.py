@@ -528,6 +528,25 @@ def test_a_configured_model_folder_outside_the_project_is_read(outside):
     assert "TOPSECRET_ARCH_0xC0FFEE" in proc.stderr.decode()  # the user's own option: read
 
 
+@pytest.mark.parametrize("written", ["{away}", "../outside", "models-link"])
+def test_a_settings_file_cannot_point_model_dirs_outside_its_project(outside, written):
+    """A pull request's pyproject.toml is not the user's option: a model folder it names outside
+    the project (directly, by `..` or through a symlink) is a settings error, and nothing of it is
+    read; inside the project it is used."""
+    proj, away = outside
+    os.symlink(away, proj / "models-link")
+    (proj / "serve.sh").write_text("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve secret-model --use-replayssm\n")
+    (proj / "pyproject.toml").write_text(
+        f'[tool.flake8-replayssm]\nmodel-dirs = ["{written.format(away=away)}"]\n')
+    proc = cli(proj, "check", "--verbose", "--vllm-version", "0.33.0", ".")
+    said = (proc.stdout + proc.stderr).decode()
+    assert proc.returncode == 2 and "TOPSECRET" not in said, said
+    assert "model-dirs" in said and "inside its project" in said
+    (proj / "models").mkdir()
+    (proj / "pyproject.toml").write_text('[tool.flake8-replayssm]\nmodel-dirs = ["models"]\n')
+    assert cli(proj, "check", "--vllm-version", "0.33.0", ".").returncode in (0, 1)
+
+
 def test_no_file_outside_the_project_is_opened_for_a_model(outside, monkeypatch):
     """Nothing is opened, not even to find it has nothing to say (an audit hook sees every open)."""
     proj, away = outside
