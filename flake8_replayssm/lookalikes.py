@@ -10,9 +10,10 @@ are RSM106 with the option meant; the characters are data (``data/lookalikes.tom
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from .data_files import read_data
 from .model import Finding, Setting
@@ -58,9 +59,42 @@ def meant(word: str, options: Iterable[str], near: Iterable[str]) -> tuple[str, 
     return None
 
 
-def has_lookalikes(text: str) -> bool:
-    """Whether ``text`` holds a character that :func:`plain` changes (cheap for ASCII text)."""
-    return not text.isascii() and plain(text) != text
+#: characters NFKC folds into ASCII letters, digits or punctuation that matter here: fullwidth
+#: forms, ligatures, letter-like symbols, super- and subscripts, enclosed and mathematical letters
+_COMPATIBILITY_RANGES = "\uff01-\uff5e\ufb00-\ufb06\u2100-\u214f\u2070-\u209f\u2460-\u24ff" \
+    "\U0001d400-\U0001d7ff\U0001f100-\U0001f1ff"
+
+
+@lru_cache(maxsize=1)
+def _suspect() -> re.Pattern[str]:
+    """One character that may make a word look like another: an invisible one, a look-alike of
+    the data table, or a compatibility form."""
+    listed = "".join(re.escape(chr(code)) for code in _table())
+    return re.compile(f"[{listed}{_COMPATIBILITY_RANGES}]+")
+
+
+def folded_surroundings(text: str, margin: int) -> Iterator[str]:
+    """Each stretch of ``text`` around characters that may make a word look like another
+    (``margin`` characters either side, stretches that touch joined), as the ASCII it looks
+    like. A word of ``margin`` characters or fewer that holds a look-alike is inside one of
+    them; only these are folded, so a large file of CJK comments or typographic dashes costs
+    one regular-expression scan, not a Unicode normalisation of the whole text."""
+    start = end = -1
+    for run in _suspect().finditer(text):
+        if run.start() - margin > end >= 0:  # apart from the stretch so far: fold that one
+            yield from _folded(text[start:end])
+            start = -1
+        if start < 0:
+            start = max(run.start() - margin, 0)
+        end = run.end() + margin
+    if start >= 0:
+        yield from _folded(text[start:end])
+
+
+def _folded(stretch: str) -> Iterator[str]:
+    folded = plain(stretch)
+    if folded != stretch:
+        yield folded
 
 
 def unexpected_keywords(keywords: Mapping[str, Setting], fields: Iterable[str], near: Iterable[str],

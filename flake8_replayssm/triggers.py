@@ -42,6 +42,8 @@ def _by_anchor(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], .
 
 
 _TEXT_ANCHORS = _by_anchor(TRIGGER_NEEDLES)
+#: a needle written with an invisible character between each of its letters is twice as long
+_LONGEST_NEEDLE = max(map(len, TRIGGER_NEEDLES))
 _BYTE_ANCHORS = tuple((anchor.encode(), tuple(n.encode() for n in rest)) for anchor, rest in _TEXT_ANCHORS)
 
 
@@ -64,8 +66,8 @@ def has_trigger(text: str, kind: str | None = None) -> bool:
 def _looks_like_trigger(text: str) -> bool:
     """A trigger token written with look-alike or invisible characters (lookalikes.py): such an
     option is one the engine rejects, which the linter must see to report."""
-    from .lookalikes import plain
+    from .lookalikes import folded_surroundings
 
-    folded = plain(text)
-    return folded != text and any(anchor in folded and (not rest or any(n in folded for n in rest))
-                                  for anchor, rest in _TEXT_ANCHORS)
+    return any(anchor in folded and (not rest or any(n in folded for n in rest))
+               for folded in folded_surroundings(text, _LONGEST_NEEDLE * 2)
+               for anchor, rest in _TEXT_ANCHORS)

@@ -65,3 +65,15 @@ def test_only_near_misses_of_the_replayssm_options_are_guessed():
     assert meant("--max-model-lenn", options, ["--use-replayssm"]) is None  # another tool's flag, maybe
     assert meant("--use-replayssm", options, ["--use-replayssm"]) is None
     assert meant("--use-replaysmm", options, ["--use-replayssm"])[0] == "--use-replayssm"
+
+
+@pytest.mark.parametrize("before", ["", "注释 " * 2000, "é" + "x" * 30 + "ü", "\u200b" * 10])
+@pytest.mark.parametrize("option", ["--use-repl\u0430yssm", "--use\u2010replayssm", "--use-ｒｅｐｌａｙｓｓｍ",
+                                    "--use-" + "\u200b".join("replayssm")])
+def test_the_screen_folds_only_around_non_ascii_text_and_still_sees_every_lookalike(before, option):
+    """The screen folds the stretches around non-ASCII characters, not the whole file (a large
+    file of CJK comments stays cheap); an option with look-alikes anywhere in it is still seen,
+    also right after other non-ASCII text whose stretch it extends."""
+    text = f"# {before}\nvllm serve m {option}\n"
+    assert has_trigger(text) and contains_trigger(text.encode())
+    assert not has_trigger(f"# {before}\nvllm serve m --use-cuda-graph\n")
