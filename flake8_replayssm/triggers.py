@@ -31,13 +31,19 @@ def python_launchers() -> tuple[str, ...]:
     return engines.call_words() + PROCESS_WORDS
 
 
+#: substrings that several needles share: a needle holding one is grouped under it
+_SHARED = ("replay", "REPLAY")
+
+
 def _by_anchor(needles: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The needles grouped under their first five characters: a file is searched once for
-    ``mamba`` rather than four times for its ``mamba-*``/``mamba_*`` needles (most files
-    have none of the anchors, and each search reads the whole file)."""
+    """The needles grouped under a shared substring or their first five characters: a file is
+    searched once for ``replay`` rather than five times for ``replayssm``, ``use-replay``,
+    ``linear_replay``... (most files have none of the anchors, and each search reads the
+    whole file)."""
     groups: dict[str, list[str]] = {}
     for needle in needles:
-        groups.setdefault(needle[:5], []).append(needle)
+        anchor = next((shared for shared in _SHARED if shared in needle), needle[:5])
+        groups.setdefault(anchor, []).append(needle)
     return tuple((group[0], ()) if len(group) == 1 else (anchor, tuple(group)) for anchor, group in groups.items())
 
 
@@ -47,12 +53,18 @@ _LONGEST_NEEDLE = max(map(len, TRIGGER_NEEDLES))
 _BYTE_ANCHORS = tuple((anchor.encode(), tuple(n.encode() for n in rest)) for anchor, rest in _TEXT_ANCHORS)
 
 
-def contains_trigger(data: bytes) -> bool:
+def contains_trigger(data: bytes, kind: str | None = None) -> bool:
     """Whether the raw bytes hold a trigger token (the screen before any decoding); text that is
-    not ASCII is screened as the ASCII it looks like (``--use‐replayssm`` with a Unicode hyphen)."""
+    not ASCII is screened as the ASCII it looks like (``--use‐replayssm`` with a Unicode hyphen).
+    A Python file (``kind``) needs a launcher word too (:func:`has_trigger`): asked first, it
+    spares most Python files with non-ASCII comments the look-alike scan."""
     if any(anchor in data and (not rest or any(n in data for n in rest)) for anchor, rest in _BYTE_ANCHORS):
         return True
-    return not data.isascii() and _looks_like_trigger(data.decode("utf-8", "replace"))
+    if data.isascii():
+        return False
+    if kind == "python" and not any(word.encode() in data for word in python_launchers()):
+        return False
+    return _looks_like_trigger(data.decode("utf-8", "replace"))
 
 
 def has_trigger(text: str, kind: str | None = None) -> bool:
