@@ -425,8 +425,8 @@ def test_shell_value_sets_stop_at_their_cap(make):
 @pytest.mark.xfail(strict=True, reason=_SPLIT)
 @pytest.mark.parametrize("line", ["c += ' --port 1'\n", "c.append('--port')\n"])
 def test_python_commands_built_step_by_step_are_linear(line):
-    """Each step summed the lengths of every line above it (``_Source.offset``) and copied the
-    command built so far (``changed_text``, ``changed_list``)."""
+    """Each step summed the lengths of every line above it (``python.source.Source.offset``) and copied the
+    command built so far (``python.command_text`` ``changed_text``, ``changed_list``)."""
     text_form = "+=" in line
     start = "c = 'vllm serve m --use-replayssm'\n" if text_form else "c = ['vllm', 'serve', 'm', '--use-replayssm']\n"
     text = "import subprocess\n" + "x = 1\n" * 200_000 + start + line * 4_000 \
