@@ -405,30 +405,63 @@ def test_a_pyproject_too_deep_to_read_is_a_one_line_error_naming_it(tmp_path):
     assert "pyproject.toml: nested too deeply" in proc.stderr
 
 
-# -- shell and Python frontends (fixed after the shell/python split) ---------------------------
-
-_SPLIT = "fixed after the shell/python split"
-
+# -- shell and Python frontends -------------------------------------------------------------
 
 @POSIX_ONLY
-@pytest.mark.xfail(strict=True, reason=_SPLIT)
 @pytest.mark.parametrize("make", [
     # `case` arms / `elif` branches setting one variable: every value compared with every other
     lambda n: "case $X in\n" + "".join(f"  a{i}) M=m{i} ;;\n" for i in range(n)) + "esac\n",
     lambda n: "if a; then M=x\n" + "".join(f"elif b{i}; then M=m{i}\n" for i in range(n)) + "fi\n",
 ])
 def test_shell_value_sets_stop_at_their_cap(make):
-    lint_bounded("shell", make(30_000) + "vllm serve $M --use-replayssm\n")
+    """Past MAX_CHOICES values the variable is unknown: the launch is judged for any model."""
+    found = lint_bounded("shell", make(30_000) + "vllm serve $M --use-replayssm\n")
+    assert _codes(found) == {"RSM008"}, found
+
+
+#: models vLLM 0.33.0 refuses ReplaySSM for (RSM001), one more than a value set may hold
+_JAMBAS = [f"ai21labs/{m}" for m in ("AI21-Jamba-1.5-Large", "AI21-Jamba-1.5-Mini", "AI21-Jamba-Large-1.6",
+                                     "AI21-Jamba-Large-1.7", "AI21-Jamba-Mini-1.6", "AI21-Jamba-Mini-1.7",
+                                     "AI21-Jamba-Mini-1.7-FP8", "AI21-Jamba-Reasoning-3B", "Jamba-v0.1")]
+
+
+@pytest.mark.parametrize("size,codes", [(8, {"RSM001", "RSM008"}), (9, {"RSM008"})])
+def test_a_shell_value_set_is_a_set_up_to_its_cap(size, codes):
+    """Within MAX_CHOICES values, a code that holds for every value is reported (RSM001 for
+    every Jamba); one value more, and the variable is unknown (RSM001 no longer holds)."""
+    from flake8_replayssm.frontends.shell.choices import MAX_CHOICES
+
+    assert len(_JAMBAS) == MAX_CHOICES + 1
+    *arms, last = _JAMBAS[:size]
+    text = "case $X in\n" + "".join(f"  a{i}) M={m} ;;\n" for i, m in enumerate(arms)) \
+        + f"  *) M={last} ;;\nesac\nvllm serve $M --use-replayssm\n"
+    assert {f.code for f in check_source(text, "shell", vllm_version="0.33.0")} == codes
 
 
 @POSIX_ONLY
-@pytest.mark.xfail(strict=True, reason=_SPLIT)
 @pytest.mark.parametrize("line", ["c += ' --port 1'\n", "c.append('--port')\n"])
 def test_python_commands_built_step_by_step_are_linear(line):
-    """Each step summed the lengths of every line above it (``python.source.Source.offset``) and copied the
-    command built so far (``python.command_text`` ``changed_text``, ``changed_list``)."""
+    """Each step summed the lengths of every line above it (``python.source.Source.offset``) and
+    copied the command built so far (``python.command_text`` ``changed_text``, ``changed_words``)."""
     text_form = "+=" in line
     start = "c = 'vllm serve m --use-replayssm'\n" if text_form else "c = ['vllm', 'serve', 'm', '--use-replayssm']\n"
     text = "import subprocess\n" + "x = 1\n" * 200_000 + start + line * 4_000 \
         + f"subprocess.run(c{', shell=True' if text_form else ''})\n"
-    lint_bounded("python", text)
+    found = lint_bounded("python", text)
+    # the string form splits into 8,000 words: past the command's bound, said so, model still judged
+    assert _codes(found) == ({"RSM008", "RSM900"} if text_form else {"RSM008"}), found
+
+
+@pytest.mark.parametrize("step,codes", [
+    ("", {"RSM001", "RSM008"}),
+    (f"c.insert(2, '{NANO}')\nc.pop(3)", {"RSM008"}),  # the Llama model popped: Nemotron is served
+    (f"c.insert(2, '{NANO}')\nc.pop(2)", {"RSM001", "RSM008"}),
+    (f"c[2:3] = ['{NANO}']", {"RSM008"}),
+    ("del c[3]", set()),  # no --use-replayssm left
+    ("c.pop(x)", {"RSM001", "RSM008"}),  # not understood: extra words assumed to change nothing
+])
+def test_python_commands_built_step_by_step_keep_every_step(step, codes):
+    """The list is changed in place: each step is applied once, in order."""
+    text = ("import subprocess\nc = ['vllm', 'serve']\nc.append('meta-llama/Llama-3.1-8B-Instruct')\n"
+            f"c += ['--use-replayssm']\n{step}\nsubprocess.run(c)\n")
+    assert {f.code for f in check_source(text, "python", vllm_version="0.33.0")} == codes
