@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import signal
 import stat
 import struct
@@ -44,11 +45,13 @@ def _limits() -> None:
         signal.signal(signum, signal.SIG_DFL)
 
 
-def run_fix(cwd: Path, *args: str, driver: str | None = None) -> subprocess.CompletedProcess:
-    """``replayssm-lint fix ARGS`` in a bounded child (``driver``: Python run before the CLI)."""
+def run_fix(cwd: Path, *args: str, driver: str | None = None, wrapper: tuple[str, ...] = ()) -> \
+        subprocess.CompletedProcess:
+    """``replayssm-lint fix ARGS`` in a bounded child (``driver``: Python run before the CLI;
+    ``wrapper``: a command that runs the child, such as ``setpriv``)."""
     code = (driver or "") + "\nimport sys\nfrom flake8_replayssm.cli import main\n" \
         "sys.exit(main(['fix', '--vllm-version', '0.33.0', *sys.argv[1:]]))\n"
-    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
+    proc = subprocess.run([*wrapper, sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
                           timeout=WALL, preexec_fn=_limits)
     assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
     return proc
@@ -145,6 +148,20 @@ def test_a_signal_during_the_in_place_write_never_leaves_a_torn_hard_linked_file
     assert code == 128 + signal.SIGTERM and "a.sh was fixed" in err
     fixed = (tree / "b.sh").read_text()
     assert FIXED_MARK in fixed and fixed.endswith("\n") and (tree / "a.sh").read_text() == fixed
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root and setpriv to run the fix without CAP_FSETID")
+def test_a_hard_linked_setuid_file_keeps_its_mode_though_writing_clears_it(tree):
+    """A write by a process without CAP_FSETID (a file's owner, not root) clears setuid and
+    setgid; the in-place write puts them back, as the rename keeps them (found by scripts/fuzz.py)."""
+    (tree / "a.sh").write_text(SCRIPT)
+    os.link(tree / "a.sh", tree / "b.sh")
+    os.chmod(tree / "a.sh", 0o6755)
+    proc = run_fix(tree, "a.sh", wrapper=("setpriv", "--bounding-set=-fsetid", "--inh-caps=-fsetid"))
+    assert proc.returncode == 0 and "fixed a.sh" in proc.stdout, proc.stdout + proc.stderr
+    assert FIXED_MARK in (tree / "b.sh").read_text()
+    assert stat.S_IMODE(os.stat(tree / "a.sh").st_mode) == 0o6755
 
 
 # ---------------------------------------------------------------- a full disk

@@ -417,8 +417,20 @@ def _write_in_place(folder: _Folder, name: str, original: bytes, new: bytes, bef
     fd = _open_as_read(folder, name, original, before, os.O_RDWR)  # the last comparison
     try:
         _overwrite(fd, original, new)
+        _restore_mode(fd, before)
     finally:
         os.close(fd)
+
+
+def _restore_mode(fd: int, before: os.stat_result) -> None:
+    """The mode the file had, after writing it in place: a write by a process that may not keep
+    setuid/setgid (Linux without ``CAP_FSETID``: its owner, not root) clears them.  Put back
+    when the file is ours, as the rename keeps them; on another user's file the kernel's choice
+    stands (a file we do not own loses setuid/setgid, as when its owner cannot be kept)."""
+    mode = stat.S_IMODE(before.st_mode)
+    if stat.S_IMODE(os.fstat(fd).st_mode) != mode and os.chmod in os.supports_fd:
+        with contextlib.suppress(OSError):
+            os.chmod(fd, mode)
 
 
 def _overwrite(fd: int, old: bytes, new: bytes) -> None:
