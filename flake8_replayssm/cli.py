@@ -54,6 +54,62 @@ def _lint_job(args: tuple[str, dict[str, object]]) -> FileResult | None:
     return result
 
 
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP arrived: the run stops (exit 128+N) once the worker processes are ended.
+    A BaseException, like KeyboardInterrupt (SIGINT), so no ``except Exception`` swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
+def _worker_signals() -> None:
+    """In a worker: Ctrl-C (sent to the whole process group) is the parent's to act on, and the
+    other signals do what they do by default (the parent's handlers are not the workers')."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
+def _lint_in_pool(files: list[str], overrides: dict[str, object], jobs: int) -> list[FileResult]:
+    """The files linted by ``jobs`` worker processes.  SIGINT, SIGTERM and SIGHUP while they
+    run end every worker before the run stops: none is left behind, still reading files."""
+    import multiprocessing
+    import signal
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    stopping = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    previous = {s: signal.getsignal(s) for s in stopping if signal.getsignal(s) is not signal.SIG_IGN}
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_signals)
+    finished = False
+    try:
+        for signum in previous:
+            signal.signal(signum, _raise_stopped)
+        results = [r for r in pool.map(_lint_job, [(f, overrides) for f in files], chunksize=64) if r]
+        finished = True
+        return results
+    except BrokenProcessPool:
+        raise RuntimeError("a worker process died while checking; run with --jobs 1 to see which file") from None
+    finally:
+        calm = {**previous, signal.SIGINT: signal.getsignal(signal.SIGINT)}
+        for signum in calm:  # a second signal must not cut the cleaning up short
+            signal.signal(signum, signal.SIG_IGN)
+        if not finished:  # stopped or failed: the workers go now, not when they run out of work
+            for worker in multiprocessing.active_children():
+                worker.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        for signum, handler in calm.items():
+            signal.signal(signum, handler)
+
+
 def _jobs(requested: int, files: int) -> int:
     if requested < 1:
         raise ConfigError(f"--jobs must be at least 1, not {requested}")
@@ -80,14 +136,7 @@ def run_check(ns: argparse.Namespace) -> int:
         files = list(walk) if ns.jobs != 1 else []  # one job reads the tree as it walks it
         jobs = _jobs(ns.jobs, len(files)) if ns.jobs != 1 else 1
         if jobs > 1:
-            from concurrent.futures import ProcessPoolExecutor
-            from concurrent.futures.process import BrokenProcessPool
-
-            try:
-                with ProcessPoolExecutor(max_workers=jobs) as pool:
-                    results += [r for r in pool.map(_lint_job, [(f, overrides) for f in files], chunksize=64) if r]
-            except BrokenProcessPool:
-                raise RuntimeError("a worker process died while checking; run with --jobs 1 to see which file")
+            results += _lint_in_pool(files, overrides, jobs)
         else:
             results += [r for r in map(_lint_job, ((f, overrides) for f in files or walk)) if r]
         results += [FileResult([], [problem.finding()]) for problem in unreadable
@@ -350,6 +399,8 @@ def main(argv: Iterable[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    except Stopped as stop:
+        return 128 + stop.signum
     except BrokenPipeError:
         _emit("")
         return 0

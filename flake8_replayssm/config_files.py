@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from .files import MAX_SETTINGS_BYTES, inside_project, read_bounded
 from .model import Setting, Span, Word
-from .unchecked import NotChecked, not_followed, note
+from .unchecked import NotChecked, frontend_failed, not_followed, note
 from .yaml_nodes import too_deep
 
 
@@ -77,13 +77,22 @@ def config_args_from_text(text: str, source: str | None = None,
     """The argv words of a serve config YAML, or None if it is not a mapping.
 
     ``place`` moves spans of ``text`` into the file they are written in (a config written
-    by a here-document of the launching script)."""
+    by a here-document of the launching script).  A file nested deeper than
+    :data:`~flake8_replayssm.yaml_nodes.MAX_DEPTH` or too large to read, and a value whose
+    aliases expand past :data:`MAX_EXPANDED_NODES` nodes, is RSM900 where it is written; such
+    a value is unknown, the file's other keys are read.
+    """
     import yaml
 
+    whole = Span(1, 0, 1, 0, source=source)
+    where = place(whole) if place is not None else whole
     try:
         loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         root = yaml.compose(text, Loader=loader_cls)
-    except (RecursionError, MemoryError):
+    except MemoryError as exc:
+        frontend_failed(where, "--config YAML", exc)
+        return None
+    except RecursionError:
         root, deep = None, "nested too deeply to read safely"
     except Exception as exc:  # any YAML error: not a config we can read
         if "maximum nesting depth" not in str(exc):  # libyaml's own bound (1,000 levels)
@@ -92,8 +101,7 @@ def config_args_from_text(text: str, source: str | None = None,
     else:
         deep = too_deep(root) if root is not None else None
     if deep is not None:  # the launch is judged with the file's options unknown, and says why
-        whole = Span(1, 0, 1, 0, source=source)
-        not_followed(place(whole) if place is not None else whole, f"--config file {deep}")
+        not_followed(where, f"--config file {deep}")
         return None
     if root is None or not hasattr(root, "value") or root.tag != "tag:yaml.org,2002:map":
         return None
@@ -113,8 +121,10 @@ def config_args_from_text(text: str, source: str | None = None,
             continue
         try:
             value = constructor.construct_object(value_node, deep=True)
-        except Exception:
-            value = None
+        except Exception:  # a value the YAML constructor rejects: unknown, never the text "None"
+            args.words.extend([Word("--" + key, _span(key_node, source, place)),
+                               Word(None, _span(value_node, source, place))])
+            continue
         flag = Word("--" + key, _span(key_node, source, place))
         if value is True:
             args.words.append(flag)

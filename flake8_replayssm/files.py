@@ -54,6 +54,12 @@ def _megabytes(size: int) -> str:
 
 def read_bounded(path: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
     """The bytes of the regular file ``path``; :class:`NotChecked` (kind "file") otherwise."""
+    return read_with_identity(path, limit)[0]
+
+
+def read_with_identity(path: str, limit: int = MAX_SOURCE_BYTES) -> tuple[bytes, os.stat_result]:
+    """:func:`read_bounded`, and the file's ``fstat`` taken on the descriptor it was read from:
+    ``fix`` compares it (device, inode, size, mtime) with the file it is about to replace."""
     try:
         fd = os.open(path, os.O_RDONLY | _NONBLOCK)
     except FileNotFoundError:
@@ -70,7 +76,7 @@ def read_bounded(path: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
             raise NotChecked(f"too large ({_megabytes(info.st_size)}; the limit is {_megabytes(limit)})",
                              kind="file")
         with os.fdopen(os.dup(fd), "rb") as fh:
-            return _read_at_most(fh, limit)
+            return _read_at_most(fh, limit), info
     except OSError as exc:
         raise NotChecked(f"unreadable ({exc.strerror or exc})", kind="file") from None
     finally:

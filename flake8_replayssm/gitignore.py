@@ -129,6 +129,9 @@ class GitIgnore:
         self.root = work_tree_root(top)
         #: folder -> its patterns (``.gitignore``; the root also ``.git/info/exclude`` first)
         self.rules: dict[str, list[Pattern]] = {}
+        #: folder -> the folders at or above it (the root's first) whose patterns apply to it,
+        #: those with patterns only: a path is matched against these, not every level above it
+        self._chains: dict[str, tuple[str, ...]] = {}
         if self.root is None:
             return
         git = os.path.join(self.root, ".git")
@@ -150,6 +153,8 @@ class GitIgnore:
         folder = os.path.abspath(folder)
         if self.root is not None and folder not in self.rules:
             self.rules[folder] = _read(os.path.join(folder, ".gitignore"))
+            if self.rules[folder] and folder in self._chains:  # asked about before it was entered
+                self._chains.clear()
 
     def ignored(self, path: str, is_folder: bool) -> bool:
         """Whether git ignores ``path`` (its parent folders are taken as not ignored: a walk
@@ -157,20 +162,29 @@ class GitIgnore:
         if self.root is None:
             return False
         path = os.path.abspath(path)
-        folders = []
-        folder = os.path.dirname(path)
-        while True:
-            folders.append(folder)
-            if folder == self.root or os.path.dirname(folder) == folder:
-                break
-            folder = os.path.dirname(folder)
         verdict = False
-        for base in reversed(folders):  # the root's rules first: a deeper .gitignore wins
-            patterns = self.rules.get(base)
-            if not patterns:
-                continue
+        for base in self._chain(os.path.dirname(path)):  # the root's rules first: a deeper .gitignore wins
+            patterns = self.rules[base]
             relative = os.path.relpath(path, base).replace(os.sep, "/")
             for pattern in patterns:
                 if (is_folder or not pattern.folders_only) and pattern.regex.match(relative):
                     verdict = not pattern.negated
         return verdict
+
+    def _chain(self, folder: str) -> tuple[str, ...]:
+        """The folders with patterns from the root down to ``folder``, remembered per folder: a
+        walk asks for each folder after its parent, so each answer costs one step, however deep
+        the tree (walking up to the root per path was quadratic in the depth)."""
+        passed = []
+        while folder not in self._chains:
+            passed.append(folder)
+            parent = os.path.dirname(folder)
+            if folder == self.root or parent == folder:
+                break
+            folder = parent
+        chain = self._chains.get(folder, ())
+        for below in reversed(passed):
+            if self.rules.get(below):
+                chain += (below,)
+            self._chains[below] = chain
+        return self._chains[passed[0]] if passed else chain

@@ -126,13 +126,15 @@ def check_yaml(text: str) -> None:
     """Raise :class:`NotChecked` for YAML that does not compose or nests too deeply."""
     import yaml
 
-    from .yaml_nodes import mask_templates
+    from .yaml_templates import mask_templates
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:  # as the YAML frontend reads it: Helm/Go template actions are unknown values, not errors
         documents = list(yaml.compose_all(mask_templates(text), Loader=loader))
-    except (RecursionError, MemoryError):
+    except RecursionError:
         raise _too_deep(None, limit=MAX_DOCUMENT_DEPTH) from None
+    except MemoryError:
+        raise NotChecked("the linter ran out of memory parsing it") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
@@ -163,13 +165,16 @@ def _json_depth(value: Any) -> int:
 
 def check_notebook(text: str) -> None:
     """Raise :class:`NotChecked` for a notebook that is not JSON with a list of cells."""
-    try:
-        data = json.loads(text)
-    except RecursionError:
-        raise _too_deep(None, limit=MAX_DOCUMENT_DEPTH) from None
-    except json.JSONDecodeError as exc:
-        raise NotChecked(f"could not be parsed (line {exc.lineno}: {exc.msg})", exc.lineno,
-                         max(exc.colno - 1, 0), kind="syntax") from None
+    from .notebook_json import parsed
+
+    data, error = parsed(text)  # the one parse the frontend reads its cells from
+    if isinstance(error, RecursionError):
+        raise _too_deep(None, limit=MAX_DOCUMENT_DEPTH)
+    if isinstance(error, json.JSONDecodeError):
+        raise NotChecked(f"could not be parsed (line {error.lineno}: {error.msg})", error.lineno,
+                         max(error.colno - 1, 0), kind="syntax")
+    if error is not None:
+        raise NotChecked(f"could not be parsed ({error})", kind="syntax")
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotChecked("could not be parsed (not a notebook: no list of cells)", kind="syntax")
     depth = _json_depth(data)

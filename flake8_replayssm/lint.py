@@ -14,6 +14,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from contextlib import AbstractContextManager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Callable
 
 from . import engines
@@ -23,7 +24,7 @@ from .inventory import LaunchNote, Unrecognised, launch_notes, unrecognised_line
 from .model import Command, Finding, Launch, Span
 from .noqa import Suppressions
 from .triggers import TRIGGER_NEEDLES, contains_trigger, has_trigger
-from .unchecked import NotChecked, not_followed, note, recording, without_line
+from .unchecked import NotChecked, frontend_failed, not_followed, note, recording, without_line
 
 if TYPE_CHECKING:
     from .verdicts import Verdict
@@ -133,16 +134,38 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[La
         return [config]
     launches = _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir)) \
         + yaml_manifests.ray_launches_in_yaml(text, base_dir=base_dir)
+    depth = _EMBEDDED_DEPTH.get()
     for kind, inner, place in yaml_manifests.embedded_documents(text):
         # a recipe's `guide: |` Markdown, a pod patch in an annotation: that kind, placed here
-        try:
-            found = _markdown_launches(inner, base_dir, path) if kind == "markdown" \
-                else _yaml_launches(inner, base_dir, path)
-        except NotChecked as exc:  # a string that only looked like a document
-            note(f"a {kind} document inside a string was not checked: {exc.reason}")
+        if depth >= MAX_EMBEDDED_DEPTH:  # each level is read again whole: nesting is bounded
+            not_followed(place(Span(1, 0, 1, 0)), f"a {kind} document inside a string, nested deeper than "
+                                                  f"{MAX_EMBEDDED_DEPTH} documents in strings")
             continue
+        token = _EMBEDDED_DEPTH.set(depth + 1)
+        try:
+            with _relayed(place):
+                found = _markdown_launches(inner, base_dir, path) if kind == "markdown" \
+                    else _yaml_launches(inner, base_dir, path)
+        except NotChecked as exc:
+            if exc.kind == "syntax":  # a string that only looked like a document
+                note(f"a {kind} document inside a string was not checked: {exc.reason}")
+            else:  # a bound was hit: reported where that string is, never dropped
+                not_followed(place(Span(exc.line, exc.col, exc.line, exc.col)),
+                             f"a {kind} document inside a string {without_line(exc.reason)}")
+            continue
+        except (MemoryError, RecursionError) as exc:
+            frontend_failed(place(Span(1, 0, 1, 0)), kind, exc)
+            continue
+        finally:
+            _EMBEDDED_DEPTH.reset(token)
         launches += [move_launch(launch, place) for launch in found]
     return launches
+
+
+#: documents written inside strings (a recipe's Markdown guide, a manifest in an annotation)
+#: are read this many levels deep; each level is parsed again, so deeper ones are RSM900
+MAX_EMBEDDED_DEPTH = 8
+_EMBEDDED_DEPTH: ContextVar[int] = ContextVar("replayssm_embedded_depth", default=0)
 
 
 def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
@@ -158,12 +181,18 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
     if not has_trigger("".join(source for _, source in cells), "python"):
         return launches
     # the kernel runs the cells as one program: imports and constants carry over
-    joined, starts = "", []
-    for cell, source in cells:
-        starts.append((joined.count("\n"), cell))
-        joined += source if source.endswith("\n") or not source else source + "\n"
+    parts: list[str] = []
+    starts: list[tuple[int, int]] = []
+    lines = 0
+    for cell, source in cells:  # counted as it goes: counting the joined text per cell was quadratic
+        starts.append((lines, cell))
+        part = source if source.endswith("\n") or not source else source + "\n"
+        parts.append(part)
+        lines += part.count("\n")
+    joined = "".join(parts)
+    offsets = [offset for offset, _ in starts]
     try:
-        return launches + [_to_cells(launch, starts) for launch in _python_launches(joined, base_dir)]
+        return launches + [_to_cells(launch, starts, offsets) for launch in _python_launches(joined, base_dir)]
     except NotChecked:
         pass
     for cell, source in cells:  # a broken cell: judge the others on their own
@@ -213,9 +242,13 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
 
 def _relayed_down(lines: int, indents: list[int] | None = None) -> AbstractContextManager[None]:
     """What a snippet's reading could not follow, moved as :func:`_shifted` moves its launches."""
+    return _relayed(lambda span: _shift_span(span, lines, indents))
+
+
+def _relayed(change: Callable[[Span], Span]) -> AbstractContextManager[None]:
     from .frontends._common import relayed
 
-    return relayed(lambda span: _shift_span(span, lines, indents))
+    return relayed(change)
 
 
 def move_launch(launch: Launch, change: Callable[[Span], Span]) -> Launch:
@@ -243,12 +276,11 @@ def _in_cell(launch: Launch, cell: int) -> Launch:
     return move_launch(launch, lambda s: s if s.source else replace(s, cell=cell))
 
 
-def _to_cells(launch: Launch, starts: list[tuple[int, int]]) -> Launch:
-    """Spans of the joined cells back to (cell, line within the cell)."""
+def _to_cells(launch: Launch, starts: list[tuple[int, int]], offsets: list[int]) -> Launch:
+    """Spans of the joined cells back to (cell, line within the cell); ``offsets`` are the
+    first elements of ``starts`` (made once per notebook, not once per launch)."""
     from bisect import bisect_right
     from dataclasses import replace
-
-    offsets = [offset for offset, _ in starts]
 
     def change(span: Span) -> Span:
         if span.source:
@@ -412,6 +444,8 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
             verdicts, whole = [], exc
         except RecursionError:
             verdicts, whole = [], NotChecked("too deeply nested to check safely")
+        except MemoryError:  # never an internal error, never a clean file
+            verdicts, whole = [], NotChecked("the linter ran out of memory checking it")
     findings: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
     held = _held_by_every_reading(verdicts)

@@ -1,18 +1,36 @@
-"""Where each cell's ``source`` sits in a notebook's JSON text.
+"""A notebook's JSON, parsed once, and where each cell's ``source`` sits in its text.
+
+Every reader of one notebook (the guard, the frontend's cells, the noqa comments of
+each cell, the inventory) asks :func:`parsed` for the same text: it is parsed once,
+not once per cell (a notebook of many cells was quadratic).
 
 Findings in notebooks are counted in cells (cell index, line within the cell).
 SARIF needs the line of the ``.ipynb`` file itself, so code-scanning annotations
 land where that source line is written, and ``fix`` replaces one cell's
 ``source`` value without touching the rest of the file.  Both need the exact
 character offsets of each cell's source, which :func:`locate_sources` finds with
-the standard library's JSON scanner (no second parse of every value).
+the standard library's JSON scanner (no second parse of every value), once per text.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+
+@lru_cache(maxsize=4)
+def parsed(text: str) -> tuple[Any, Exception | None]:
+    """``(json.loads(text), None)``, or ``(None, the error)``; one parse per text however often
+    it is asked for.  The value is shared: read it, never change it."""
+    try:
+        return json.loads(text), None
+    except (ValueError, RecursionError) as exc:
+        return None, exc
+
 
 _WS = re.compile(r"[ \t\n\r]*")
 
@@ -36,8 +54,10 @@ def _ws(text: str, i: int) -> int:
     return _WS.match(text, i).end()  # type: ignore[union-attr]
 
 
+@lru_cache(maxsize=4)
 def locate_sources(text: str) -> dict[int, Source] | None:
-    """``cell index -> Source`` for every cell whose source is a string or a list of strings."""
+    """``cell index -> Source`` for every cell whose source is a string or a list of strings
+    (found once per text; shared: read it, never change it)."""
     from json.decoder import scanstring
 
     decoder = json.JSONDecoder()
@@ -136,5 +156,13 @@ def file_position(text: str, cell: int, line: int, col: int = 0) -> tuple[int, i
         offset = start + len(json.dumps(value[:col], ensure_ascii=text.isascii())) - 1
     else:
         offset = source.start
-    file_line = text.count("\n", 0, offset) + 1
-    return file_line, offset - (text.rfind("\n", 0, offset) + 1)
+    starts = _line_starts(text)
+    row = bisect.bisect_right(starts, offset) - 1
+    return row + 1, offset - starts[row]
+
+
+@lru_cache(maxsize=4)
+def _line_starts(text: str) -> list[int]:
+    """Offsets where the lines of ``text`` start (once per text: a position is then a bisect,
+    not a count from the start of the file for every finding)."""
+    return [0] + [m.end() for m in re.finditer("\n", text)]

@@ -28,7 +28,7 @@ import os
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from . import engines
 from .config import ConfigError, LintConfig, glob_matches
@@ -68,10 +68,40 @@ def find_project_root(start: Path) -> Path:
     ``os.path`` tests, not ``Path`` ones: a folder we may not read answers "no", it
     does not raise ``PermissionError``.
     """
-    for folder in [start, *start.parents]:
-        if any(os.path.exists(folder / marker) for marker in ("pyproject.toml", *ROOT_MARKERS)):
-            return folder
-    return start
+    def marked(folder: Path) -> Path | None:
+        return folder if any(os.path.exists(folder / marker) for marker in ("pyproject.toml", *ROOT_MARKERS)) \
+            else None
+
+    return _nearest(start, marked, _ROOTS) or start
+
+
+_T = TypeVar("_T")
+#: folder -> the nearest root marker at or above it (None: none), until :func:`clear_caches`
+_ROOTS: dict[Path, Path | None] = {}
+#: project root -> folder -> the flake8 settings file that applies to it
+_INIS: dict[Path, dict[Path, Path | None]] = {}
+
+
+def _nearest(start: Path, found_here: Callable[[Path], _T | None], memo: dict[Path, _T | None],
+             last: Path | None = None) -> _T | None:
+    """The first ``found_here(folder)`` that is not None from ``start`` up (to ``last``, else to
+    the filesystem's root), remembered for every folder passed: a walk asks for each folder of
+    a tree, and walking each one up to the top again was quadratic in the tree's depth."""
+    passed = []
+    folder = start
+    while True:
+        if folder in memo:
+            found = memo[folder]
+            break
+        passed.append(folder)
+        found = found_here(folder)
+        if found is not None or folder == last or folder.parent == folder:
+            break
+        folder = folder.parent
+    if len(memo) > 1 << 16:
+        memo.clear()
+    memo.update(dict.fromkeys(passed, found))
+    return found
 
 
 def _read_settings_file(path: Path) -> str:
@@ -91,6 +121,8 @@ def pyproject_table(path: Path) -> dict[str, Any]:
         data = tomllib.loads(_read_settings_file(path))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except (RecursionError, MemoryError):  # tomllib recurses per nesting level
+        raise ConfigError(f"{path}: nested too deeply to read (arrays or tables inside each other)") from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         raise ConfigError(f"{path}: `tool` must be a table ([tool]), not {type(tool).__name__}")
@@ -114,15 +146,18 @@ def ini_table(path: Path) -> dict[str, str] | None:
 
 
 def _ini_file(folder: Path, root: Path) -> Path | None:
-    """The flake8 settings file that applies to ``folder``: the first with a [flake8] section."""
-    for directory in [folder, *folder.parents]:
+    """The flake8 settings file that applies to ``folder``: the first with a [flake8] section,
+    from ``folder`` up to ``root``."""
+    def here(directory: Path) -> Path | None:
         for name in INI_FILES:
             candidate = directory / name
             if os.path.lexists(candidate) and "[flake8]" in _read_settings_file(candidate):
                 return candidate
-        if directory == root:
-            break
-    return None
+        return None
+
+    if len(_INIS) > 1 << 10:
+        _INIS.clear()
+    return _nearest(folder, here, _INIS.setdefault(root, {}), last=root)
 
 
 def flake8_ini(folder: Path) -> Path | None:
@@ -255,6 +290,8 @@ def clear_caches() -> None:
     _project_fields.cache_clear()
     _where_settings_are.cache_clear()
     _CONFIGS.clear()
+    _ROOTS.clear()
+    _INIS.clear()
 
 
 # ---------------------------------------------------------------------------
@@ -274,11 +311,11 @@ def iter_files(paths: Sequence[str], excludes: Sequence[str] = (), notes: list[s
     A path named on the command line is used as given (unless an exclude glob matches
     it).  Inside a walked directory, symlinks that lead out of the project (the root
     the settings search finds, or the directory walked) are not followed, and
-    ``notes`` says so for ``--verbose``; a directory that cannot be listed is added to
-    ``unreadable`` (reported as RSM900).  ``settings`` gives each named path's settings:
-    their ``exclude``/``extend-exclude`` globs are skipped too, and, with
-    ``respect-gitignore`` (the default), what git ignores in its work tree
-    (:mod:`flake8_replayssm.gitignore`).
+    ``notes`` says so for ``--verbose``; a directory that cannot be listed (too deep
+    for the system's path length too) is added to ``unreadable`` (reported as RSM900).
+    ``settings`` gives each named path's settings: their ``exclude``/``extend-exclude``
+    globs are skipped too, and, with ``respect-gitignore`` (the default), what git
+    ignores in its work tree (:mod:`flake8_replayssm.gitignore`).
     """
     def on_error(exc: OSError) -> None:
         if unreadable is not None:
@@ -297,25 +334,25 @@ def iter_files(paths: Sequence[str], excludes: Sequence[str] = (), notes: list[s
         ignore = GitIgnore(top) if config is None or config.respect_gitignore else None
         ignore = ignore if ignore is not None and ignore.active else None
         boundary = str(find_project_root(Path(os.path.realpath(top))))
-        for dirpath, dirnames, filenames in os.walk(top, onerror=on_error):
+        for dirpath, dirnames, filenames in _walk(top, on_error):
             if ignore is not None:
                 ignore.enter(dirpath)
             kept = []
-            for name in sorted(dirnames):
+            for name, is_link in dirnames:
                 full = os.path.join(dirpath, name)
                 if name in SKIP_DIRS or _excluded(full, skip) or (ignore is not None and ignore.ignored(full, True)):
                     continue
-                if os.path.islink(full):  # never followed (os.walk's default); say so when it leaves
+                if is_link:  # never followed; say so when it leaves
                     if notes is not None and not is_inside(full, boundary):
                         notes.append(f"{full}: symlink out of the project, not followed")
                     continue
                 kept.append(name)
-            dirnames[:] = kept
-            for name in sorted(filenames):
+            dirnames[:] = [(name, False) for name in kept]
+            for name, is_link in filenames:
                 full = os.path.join(dirpath, name)
                 if _excluded(full, skip) or (ignore is not None and ignore.ignored(full, False)):
                     continue
-                if os.path.islink(full) and not is_inside(full, boundary):
+                if is_link and not is_inside(full, boundary):
                     if notes is not None:
                         notes.append(f"{full}: symlink out of the project, not followed")
                     continue
@@ -341,6 +378,44 @@ def path_problems(paths: Sequence[str]) -> dict[str, str]:
                 or not os.path.isdir(path) and os.path.exists(path) and not os.access(path, os.R_OK):
             problems[path] = "permission denied"
     return problems
+
+
+Entries = list[tuple[str, bool]]
+
+
+def _walk(top: str, on_error: Callable[[OSError], None]) -> Iterator[tuple[str, Entries, Entries]]:
+    """``os.walk(top)`` top-down, as ``(folder, [(name, is_symlink)] of its folders, of its other
+    entries)``, both sorted; the caller prunes the folders list in place.
+
+    Iterative, with a stack of folders: Python 3.10 and 3.11's ``os.walk`` recurses once per
+    level, so a tree a few thousand folders deep ended the run with a ``RecursionError``
+    (and each name it yielded passed up through every level above it).
+    """
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            on_error(exc)
+            continue
+        dirs: Entries = []
+        others: Entries = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()  # a symlink to a folder counts, as in os.walk
+            except OSError:
+                is_dir = False
+            try:
+                is_link = entry.is_symlink()
+            except OSError:
+                is_link = False
+            (dirs if is_dir else others).append((entry.name, is_link))
+        dirs.sort()
+        others.sort()
+        yield folder, dirs, others
+        stack.extend(os.path.join(folder, name) for name, is_link in reversed(dirs) if not is_link)
 
 
 def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
@@ -384,6 +459,9 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
         return lint_text(text, kind, settings(), path=path)
     except ConfigError:
         raise
+    except MemoryError:  # too large to check here: not checked, never an internal error
+        found = NotChecked("the linter ran out of memory checking it", kind="file").finding(path)
+        return FileResult([], [found] if settings().is_enabled(found.code) else [])
     except Exception as exc:  # a bug of ours must not hide the other files' findings
         return FileResult([], [], error=f"{path}: internal error: {type(exc).__name__}: {exc}")
 

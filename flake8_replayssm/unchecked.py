@@ -99,9 +99,15 @@ def not_followed(span: Span, reason: str) -> None:
 
 
 def frontend_failed(span: Span, frontend: str, exc: BaseException) -> None:
-    """A frontend gave up on part of a text because of an error of ours: RSM900 there, so a
-    bug reads as "not checked", never as "clean" (the run goes on with the other parts)."""
-    not_followed(span, f"an error of the linter's {frontend} frontend ({type(exc).__name__})")
+    """A frontend gave up on part of a text because of an error of ours, or because the part
+    was too large or deep to read (``MemoryError``, ``RecursionError``): RSM900 there, so it
+    reads as "not checked", never as "clean" (the run goes on with the other parts)."""
+    if isinstance(exc, MemoryError):
+        not_followed(span, f"the linter's {frontend} frontend ran out of memory reading it")
+    elif isinstance(exc, RecursionError):
+        not_followed(span, f"nested too deeply for the linter's {frontend} frontend")
+    else:
+        not_followed(span, f"an error of the linter's {frontend} frontend ({type(exc).__name__})")
 
 
 def note(text: str) -> None:

@@ -1,13 +1,13 @@
-"""PyYAML node helpers and template masking that the YAML readers and the engines share.
+"""PyYAML node helpers that the YAML readers and the engines share.
 
 Frontends read YAML as nodes (with line and column marks) and engines recognise their
 own ``--config`` files from the same nodes; Go/Helm template actions are masked the
-same way wherever YAML is parsed, so a position never moves.
+same way wherever YAML is parsed (:mod:`flake8_replayssm.yaml_templates`), so a position
+never moves.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 
@@ -62,23 +62,3 @@ def is_seq(node: Any) -> bool:
 
 def is_scalar(node: Any) -> bool:
     return getattr(node, "id", None) == "scalar"
-
-
-_TEMPLATE = re.compile(r"(?<![$\\]){{.*?}}")
-#: a line that is only a template action (``{{- if .Values.x }}``)
-TEMPLATE_LINE = re.compile(r"^[ \t]*{{-?.*?-?}}[ \t]*$", re.M)
-
-
-def mask_templates(text: str) -> str:
-    """Go/Helm template actions as YAML PyYAML can read, keeping every position.
-
-    A line that is only an action (``{{- if .Values.x }}``, ``{{- toYaml .Values.env |
-    nindent 12 }}``) becomes blank; an action inside a value becomes a plain scalar of
-    the same length that argv.py reads as a placeholder (an unknown value).  GitHub
-    Actions' ``${{ expr }}`` is left alone (the Actions reader masks it itself).
-    """
-    if "{{" not in text:
-        return text
-    text = TEMPLATE_LINE.sub(lambda m: " " * len(m.group(0)), text)
-    return _TEMPLATE.sub(lambda m: "__RSMTPL" + "_" * (len(m.group(0)) - 8) if len(m.group(0)) >= 8
-                         else m.group(0), text)

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import LintConfig
-from .edits import Edit, OverlapError, apply_edits, parse_error, span_key
+from .edits import Edit, apply_edits, parse_error, span_key, without_collisions
 from .markdown import into_block, onto_document, python_block_of
 from .planner import Planner
 
@@ -114,14 +114,7 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
 
 def _first_of_colliding(text: str, planned: list[Edit]) -> list[Edit]:
     """The edits in order, leaving out any that collides with one already taken."""
-    edits: list[Edit] = []
-    for edit in planned:
-        try:
-            apply_edits(text, edits + [edit])
-        except OverlapError:
-            continue
-        edits.append(edit)
-    return edits
+    return without_collisions(planned)
 
 
 def _python_blocks(text: str) -> list[tuple[int, str]]:

@@ -12,9 +12,16 @@ fixed file is named with its codes, and a closing line counts them::
 
     Found 7 findings (4 fixed, 3 remaining); 2 more fixable with --unsafe.
 
+Writing a file is a transaction (:mod:`.writing`); per file the run says what happened:
+``fixed PATH: CODES``, ``unchanged PATH``, ``refused PATH: REASON`` (writing it could harm
+the file: a symlink out of the project, an edit saved meanwhile, an attribute that cannot be
+kept) or ``not written PATH: REASON`` (writing failed: a full disk); in the last two the file
+is as it was, and its findings are listed with that reason.
+
 Exit codes: 0 no finding left (and, with ``--diff``/``--check``, nothing to
 change), 1 findings left (or changes to make), 2 a usage or configuration error
-or an error of ours (a fix whose result would not parse).
+or an error of ours (a fix whose result would not parse), 128+N when signal N
+(SIGINT, SIGTERM, SIGHUP) stopped the run while a file was written.
 """
 
 from __future__ import annotations
@@ -31,13 +38,13 @@ from typing import Any, Mapping, TextIO
 from .. import project
 from ..config import LintConfig
 from ..escaping import diff_path, line, shown
-from ..files import Decoded, decode, read_bounded
+from ..files import Decoded, decode, read_with_identity
 from ..lint import detect_kind, has_trigger, lint_text
 from ..model import Finding
 from ..rules import severity
 from ..unchecked import NotChecked
 from .codemod import FixOutcome, fix_text
-from .writing import WriteRefused, write_fixed
+from .writing import Interrupted, NotWritten, WriteRefused, write_fixed
 
 #: codes no fix can make right without a choice only the user can make
 REPORT_ONLY = frozenset({"RSM003", "RSM005", "RSM007", "RSM009", "RSM201", "RSM900",
@@ -77,6 +84,11 @@ class FileFix:
     error: str | None = None
     decoded: Decoded | None = None
     original: bytes = b""
+    #: the file's fstat when it was read: writing it checks it is still that file
+    identity: os.stat_result | None = None
+    #: what writing did: "fixed", "refused" or "not written" (with ``why``); None: nothing to write
+    written: str | None = None
+    why: str = ""
 
     @property
     def changed(self) -> bool:
@@ -152,7 +164,7 @@ def fix_file(path: str, config: LintConfig, *, unsafe: bool = False) -> FileFix 
         return None
     result = FileFix(path)
     try:
-        result.original = read_bounded(path)
+        result.original, result.identity = read_with_identity(path)
     except NotChecked as exc:
         if kind is None:
             return None
@@ -224,13 +236,13 @@ def run_fix(ns: argparse.Namespace, overrides: Mapping[str, Any], *, out: TextIO
                 out.write(_guarded(unified_diff(path, result.outcome.original, result.outcome.text)))
             if write:
                 try:
-                    write_fixed(path, result.original, result.decoded.encode(result.outcome.text),
-                                project_root=str(config.project_root or os.path.dirname(os.path.abspath(path))),
-                                force=bool(getattr(ns, "force", False)))
-                except WriteRefused as exc:
-                    _refused(result, str(exc))
-                except OSError as exc:
-                    _refused(result, f"cannot write it ({exc.strerror or exc})")
+                    _write(result, config, bool(getattr(ns, "force", False)))
+                except Interrupted as stop:
+                    _print_file(result, talk, write)
+                    print(f"replayssm-lint: stopped by {stop.name}: {shown(path)} "
+                          f"{'was fixed' if stop.written else 'was not written (it is as it was)'}; "
+                          "no file after it was read", file=err)
+                    return 128 + stop.signum
         _print_file(result, talk, write)
         totals.update(found=result.found, fixed=result.fixed, left=len(result.left),
                       unsafe=result.unsafe_more, changed=int(result.changed))
@@ -242,10 +254,36 @@ def run_fix(ns: argparse.Namespace, overrides: Mapping[str, Any], *, out: TextIO
     return 0
 
 
-def _refused(result: FileFix, why: str) -> None:
-    """A file that could not be written keeps every finding it had, each with that reason."""
+def _write(result: FileFix, config: LintConfig, force: bool) -> None:
+    """Write the fixed text (:mod:`.writing`), and record what happened: fixed, refused (writing
+    it could harm the file) or not written (writing failed); the file is as it was unless fixed."""
+    assert result.outcome is not None and result.decoded is not None
+    path = result.path
+    try:
+        write_fixed(path, result.original, result.decoded.encode(result.outcome.text),
+                    project_root=str(config.project_root or os.path.dirname(os.path.abspath(path))),
+                    force=force, identity=result.identity)
+    except NotWritten as exc:
+        _not_fixed(result, "not written", str(exc))
+    except WriteRefused as exc:
+        _not_fixed(result, "refused", str(exc))
+    except OSError as exc:
+        _not_fixed(result, "not written", f"cannot write it ({exc.strerror or exc})")
+    except Interrupted as stop:
+        if not stop.written:
+            _not_fixed(result, "not written", f"interrupted by {stop.name}")
+        else:
+            result.written = "fixed"
+        raise
+    else:
+        result.written = "fixed"
+
+
+def _not_fixed(result: FileFix, status: str, why: str) -> None:
+    """A file that was not written keeps every finding it had, each with that reason."""
     assert result.outcome is not None
-    result.left = [(f, f"not written: {why}") for f in result.before]
+    result.written, result.why = status, why
+    result.left = [(f, f"{status}: {why}") for f in result.before]
     result.fixed = result.unsafe_more = 0
     result.fixed_codes = collections.Counter()
     result.outcome = FixOutcome(result.outcome.original, result.outcome.original)
@@ -258,6 +296,7 @@ def _print_file(result: FileFix, stream: TextIO, write: bool) -> None:
             where += f"cell {finding.span.cell + 1}:"  # numbered from 1, as in check's text output
         stream.write(line(f"{where}{finding.span.line}:{finding.span.col + 1}: {finding.code} "
                           f"{severity(finding.code)}: {finding.message} [not fixed: {why}]") + "\n")
+    name = shown(result.path)
     if result.changed:
         assert result.outcome is not None
         # findings, not edits: one RSM008 fixed by an environment word and two pins is "RSM008", and
@@ -265,7 +304,12 @@ def _print_file(result: FileFix, stream: TextIO, write: bool) -> None:
         counts = result.fixed_codes or collections.Counter(dict.fromkeys(result.outcome.fixed, 1))
         codes = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(counts.items()))
         verb = "fixed" if write else "would fix"
-        stream.write(f"{verb} {shown(result.path)}: {codes}\n")
+        stream.write(f"{verb} {name}: {codes}\n")
+    elif result.written is not None:  # refused or not written: the file is as it was
+        stream.write(f"{result.written} {name}: {shown(result.why)}; the file is as it was\n")
+    elif write and result.before:
+        left = len(result.left)
+        stream.write(f"unchanged {name}: {left} finding{'s' if left != 1 else ''} left\n")
 
 
 def _closing_line(totals: collections.Counter[str], write: bool) -> str:

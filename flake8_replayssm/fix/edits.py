@@ -83,11 +83,40 @@ def check_overlaps(edits: Sequence[Edit]) -> list[Edit]:
     """The edits sorted; raises :class:`OverlapError` when two of them overlap."""
     ordered = sorted(set(edits), key=lambda e: (e.start, e.end, e.replacement))
     for before, after in zip(ordered, ordered[1:]):
-        if after.start < before.end:
-            raise OverlapError(f"edits overlap at offsets {before.start}-{before.end} and {after.start}-{after.end}")
-        if before.start == before.end == after.start == after.end:
+        if _collide(before, after):
+            if after.start < before.end:
+                raise OverlapError(f"edits overlap at offsets {before.start}-{before.end} and "
+                                   f"{after.start}-{after.end}")
             raise OverlapError(f"two insertions at offset {before.start}")
     return ordered
+
+
+def _collide(before: Edit, after: Edit) -> bool:
+    """Whether two edits, ``before`` sorting first, touch the same characters."""
+    return after.start < before.end or before.start == before.end == after.start == after.end
+
+
+def without_collisions(edits: Iterable[Edit]) -> list[Edit]:
+    """The edits in order, leaving out any that collides with one already taken (an edit equal
+    to a taken one is kept: applying both is applying it once).
+
+    Each edit is checked against its neighbours among the taken ones (bisect), not by applying
+    all of them to the text again: that was quadratic in a file of many launches."""
+    taken: list[Edit] = []
+    keys: list[tuple[int, int, str]] = []
+    out: list[Edit] = []
+    for edit in edits:
+        key = (edit.start, edit.end, edit.replacement)
+        at = bisect.bisect_left(keys, key)
+        if at < len(keys) and keys[at] == key:
+            out.append(edit)
+            continue
+        if (at and _collide(taken[at - 1], edit)) or (at < len(taken) and _collide(edit, taken[at])):
+            continue
+        keys.insert(at, key)
+        taken.insert(at, edit)
+        out.append(edit)
+    return out
 
 
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:

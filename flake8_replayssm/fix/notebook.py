@@ -29,7 +29,7 @@ from typing import Any
 from ..config import LintConfig
 from ..model import Finding, Span
 from ..notebook_json import Source, locate_sources
-from .edits import Edit, LineIndex, OverlapError, apply_edits, span_key
+from .edits import Edit, LineIndex, apply_edits, span_key, without_collisions
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
@@ -172,14 +172,7 @@ def plan_notebook_edits(text: str, config: LintConfig, *, path: str | None = Non
 
 def _accepted(text: str, edits: list[Edit]) -> list[Edit]:
     """The edits in order, leaving out any that collides with one already taken."""
-    out: list[Edit] = []
-    for edit in edits:
-        try:
-            apply_edits(text, out + [edit])
-        except OverlapError:
-            continue
-        out.append(edit)
-    return out
+    return without_collisions(edits)
 
 
 def _only_sources_changed(before: str, after: str) -> bool:

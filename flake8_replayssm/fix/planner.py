@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 from .. import engines
 from ..model import Finding
 from ..verdicts import Verdict
-from .edits import OverlapError, apply_edits
+from .edits import OverlapError, check_overlaps
 from .environment import EnvironmentEdits
 from .expect import expect
 
@@ -62,7 +62,7 @@ class Planner(EnvironmentEdits):
             self.deletions = []
             return
         try:  # one launch must never garble itself; drop its edits when they collide
-            apply_edits(self.text, self.edits[before:])
+            check_overlaps(self.edits[before:])  # (not applied to the whole text once per launch)
         except OverlapError:
             del self.edits[before:]
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import ChainMap
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from ..model import Command, Span, Word
 from ..unchecked import frontend_failed
@@ -84,6 +85,14 @@ class _Stage:
     cmd: _Form | None = None
     cmd_set_here: bool = False
     posix_shell: bool = True
+    #: ``env`` is still the parent stage's own dict (copied on the first ENV of this stage, so a
+    #: long chain of stages does not copy every variable once per stage)
+    env_shared: bool = False
+
+    def own_env(self) -> dict[str, Word]:
+        if self.env_shared:
+            self.env, self.env_shared = dict(self.env), False
+        return self.env
 
 
 def commands_in_dockerfile(text: str, *, path: str | None = None,
@@ -105,6 +114,8 @@ class _DockerfileReader:
         self.escape = "\\"
         self.global_args: dict[str, Word] = {}
         self.stages: list[_Stage] = []
+        #: the last stage of each name (a FROM looks its parent up here, not in every stage before)
+        self.named: dict[str, _Stage] = {}
         self.out: list[Command] = []
 
     # -- reading instructions -------------------------------------------------
@@ -183,7 +194,7 @@ class _DockerfileReader:
     # -- substitution ---------------------------------------------------------
 
     @staticmethod
-    def substitute(value: str, variables: dict[str, Word]) -> str | None:
+    def substitute(value: str, variables: Mapping[str, Word]) -> str | None:
         """Docker's build-time ``$VAR`` / ``${VAR:-x}`` substitution; None if unknown."""
         unknown = False
 
@@ -258,21 +269,19 @@ class _DockerfileReader:
         name = texts[2] if len(texts) >= 3 and texts[1].lower() == "as" else None
         image = self.substitute(ref, self.global_args)
         image = clean_image(ref if image is None else image)
-        parent = None
-        for prev in reversed(self.stages):
-            if prev.name is not None and prev.name == image.lower():
-                parent = prev
-                break
+        parent = self.named.get(image.lower())
         if parent is not None:
             stage = _Stage(image=image, name=name.lower() if name else None,
                            vllm_image=parent.vllm_image, base_image=parent.base_image,
-                           env=dict(parent.env), entrypoint=parent.entrypoint, cmd=parent.cmd,
+                           env=parent.env, env_shared=True, entrypoint=parent.entrypoint, cmd=parent.cmd,
                            posix_shell=parent.posix_shell)
         else:
             vllm = image_for_command(image) if is_vllm_image(image) else None
             stage = _Stage(image=image, name=name.lower() if name else None, vllm_image=vllm,
                            base_image=image)
         self.stages.append(stage)
+        if stage.name is not None:
+            self.named[stage.name] = stage
         return stage
 
     def arg_pairs(self, instr: _Instruction) -> list[tuple[str, str | None, Span]]:
@@ -299,13 +308,13 @@ class _DockerfileReader:
                 elif key not in scope:
                     scope[key] = Word(None, span)  # given with --build-arg, or empty
                 continue
-            known = {**(stage.args if stage else self.global_args), **(stage.env if stage else {})}
+            known = ChainMap(stage.env, stage.args) if stage else self.global_args  # a view: no copy per ARG
             # `ARG NAME=`: an empty default the builder fills in (DESIGN.md: unknown for a value)
             scope[key] = Word(self.substitute(value, known) if value else None, span)
 
     def do_env(self, instr: _Instruction, stage: _Stage) -> None:
         words = split_words(instr.text)
-        known = {**stage.args, **stage.env}
+        known = ChainMap(stage.own_env(), stage.args)  # a view, updated as ENV sets: no copy per ENV
         if words and "=" not in words[0][0]:
             # legacy ``ENV KEY value with spaces``: one pair, the value is the rest
             key = words[0][0]
@@ -333,7 +342,6 @@ class _DockerfileReader:
             sub = value if "'" in raw.partition("=")[2][:1] else self.substitute(value, known)
             # `ENV NAME=`: left for `docker run -e` to fill in, like an empty ARG default
             stage.env[key] = Word(sub if sub != "" else None, span)
-            known[key] = stage.env[key]
 
     def _span_of(self, chars: list[int], start: int, end: int) -> Span:
         if not chars:
@@ -371,24 +379,24 @@ class _DockerfileReader:
 
     def do_run(self, instr: _Instruction, stage: _Stage) -> None:
         text, chars = instr.text, instr.chars
-        # BuildKit flags: RUN --mount=... --network=none cmd
-        m = re.match(r"(\s*--[A-Za-z-]+(=(\"[^\"]*\"|'[^']*'|\S*))?)+\s+", text)
-        if m:
-            instr = _Instruction(instr.keyword, text[m.end():], chars[m.end():], instr.line,
+        flags = _buildkit_flags_end(text)  # RUN --mount=... --network=none cmd
+        if flags:
+            instr = _Instruction(instr.keyword, text[flags:], chars[flags:], instr.line,
                                  instr.keyword_span, instr.heredocs, instr.markers)
         form = self.read_form(instr)
-        env = dict(stage.env)
-        variables = {**stage.args, **stage.env}
+        variables = ChainMap(stage.env, stage.args)  # a RUN's shell sees ARGs and ENVs alike
         image = stage.vllm_image
         if form.items is not None:
-            self.out += commands_from_argv(form.items, self.lines, env=env, image=image,
-                                           variables=variables, base_dir=self.base_dir)
+            self.out += commands_from_argv(form.items, self.lines, env=dict(stage.env), image=image,
+                                           variables=dict(variables), base_dir=self.base_dir)
             return
         if not stage.posix_shell or form.script is None:
             return
         place = placer(form.script, form.chars, self.lines, form.span)
-        for c in shell_commands(form.script, place, variables, self.base_dir):
-            self.out.append(merge_context(c, env=env, image=image, base_dir=self.base_dir))
+        found = shell_commands(form.script, place, _expandable(form.script, variables), self.base_dir)
+        if found:  # every variable of the stage is the commands' environment, named or not
+            env = {**stage.env, **{k: v for k, v in stage.args.items() if k not in stage.env}}
+            self.out += [merge_context(c, env=env, image=image, base_dir=self.base_dir) for c in found]
 
     # -- the launch of each stage ---------------------------------------------
 
@@ -435,8 +443,70 @@ class _DockerfileReader:
         if form.script is None or not stage.posix_shell:
             return []
         place = placer(form.script, form.chars, self.lines, form.span)
-        found = shell_commands(form.script, place, dict(stage.env), self.base_dir)
+        found = shell_commands(form.script, place, _expandable(form.script, stage.env), self.base_dir)
         return [merge_context(c, env=env, image=image, base_dir=self.base_dir) for c in found]
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: what can reach a variable its name is not written for: ``eval``, ``${!prefix*}``
+_INDIRECT = re.compile(r"\beval\b|\$\{!")
+
+
+def _expandable(script: str, variables: Mapping[str, Word]) -> dict[str, Word]:
+    """The variables a shell ``script`` can use: those whose names it writes (expanded, assigned,
+    exported, in arithmetic), and those their values name in turn; all of them when it can
+    reach one indirectly (``eval``).  A RUN's shell is handed these, not every ENV and ARG of
+    the stage: that made a Dockerfile of many ENVs and many RUNs quadratic."""
+    if _INDIRECT.search(script):
+        return dict(variables)
+    found: dict[str, Word] = {}
+    todo = list(dict.fromkeys(_NAME.findall(script)))  # in the order written: the same every run
+    k = 0
+    while k < len(todo):
+        name = todo[k]
+        k += 1
+        if name in found or name not in variables:
+            continue
+        word = found[name] = variables[name]
+        if word.text is not None and "$" in word.text:
+            todo += _NAME.findall(word.text)
+    return found
+
+
+_FLAG_NAME = re.compile(r"--[A-Za-z-]+")
+
+
+def _buildkit_flags_end(text: str) -> int:
+    """Where the command of a ``RUN --mount=type=cache,target=/x --network=none cmd`` starts (0:
+    no flags).  Each flag is ``--name`` with an optional ``=value`` (quoted, or up to the next
+    blank), followed by blanks (or, after a quoted value, by the next flag).  A scan, not
+    ``(\\s*--[A-Za-z-]+(=...)?)+\\s+``: ``--a--a--a...`` splits into flags in exponentially
+    many ways, which that pattern tried one by one when no blank followed."""
+    i, end, n = 0, 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        name = _FLAG_NAME.match(text, i)
+        if name is None:
+            return end
+        i = name.end()
+        if i < n and text[i] == "=":
+            i += 1
+            blank = i
+            while blank < n and not text[blank].isspace():
+                blank += 1
+            close = text.find(text[i], i + 1) + 1 if i < n and text[i] in "\"'" else 0
+            if close and (close < n and text[close].isspace() or _FLAG_NAME.match(text, close)):
+                i = close  # a quoted value (it may hold blanks)
+            else:
+                i = blank
+        if i < n and not text[i].isspace():
+            continue  # the next flag right after a quoted value
+        if i >= n:
+            return end
+        while i < n and text[i].isspace():
+            i += 1
+        end = i
 
 
 def _strip_init(items: list[Tok], entry_len: int) -> list[Tok]:

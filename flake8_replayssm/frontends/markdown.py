@@ -61,7 +61,10 @@ _STARTERS = engines.programs() | frozenset({
     "sh", "source", "cd", "set", "ray", "accelerate", "deepspeed", "timeout", "mpirun",
 })
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_YAML_MANIFEST = re.compile(r"\A(?:#.*\n|---\s*\n|\s*\n)*(?:apiVersion|kind|services):", re.M)
+#: a manifest or compose file: its first line that is not blank, a comment or ``---`` starts
+#: with one of these keys.  Each skipped line is matched one way only (``[^\S\n]`` stays on its
+#: line): ``(?:---\s*\n|\s*\n)*`` split a run of blank lines in exponentially many ways
+_YAML_MANIFEST = re.compile(r"\A(?:#[^\n]*\n|---[^\S\n]*\n|[^\S\n]*\n)*(?:apiVersion|kind|services):")
 _ENGINE_CALL = re.compile(r"\b(?:" + "|".join(sorted(engines.python_names())) + r"|Popen|"
                           r"LLMConfig|subprocess\.\w+|os\.system)\s*\(|engine_kwargs")
 
@@ -180,16 +183,19 @@ def _first_word(line: str) -> str:
 
 
 def _logical_lines(lines: list[str]) -> list[str]:
-    out, current = [], ""
+    """Lines joined where they end with ``\\`` (the parts collected, then joined once: adding
+    each continued line to a growing string is quadratic in a long command)."""
+    out: list[str] = []
+    current: list[str] = []
     for line in lines:
         stripped = line.rstrip()
         if stripped.endswith("\\"):
-            current += stripped[:-1] + " "
+            current += [stripped[:-1], " "]
             continue
-        out.append(current + line)
-        current = ""
+        out.append("".join(current) + line)
+        current = []
     if current:
-        out.append(current)
+        out.append("".join(current))
     return out
 
 

@@ -20,12 +20,12 @@ numbers are kept; the Python frontend reads those.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Command, Span, Word
+from ..notebook_json import parsed
 from ..unchecked import frontend_failed
 from ._common import LineIndex, merge_context, placer
 from .shell_snippets import doc_shell_commands
@@ -59,10 +59,7 @@ class _Scan:
 
 
 def _notebook(text: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except Exception:
-        return {}
+    data, _ = parsed(text)  # parsed once per text, however many cells ask
     return data if isinstance(data, dict) else {}
 
 

@@ -161,7 +161,10 @@ def shell_commands(script: str, place: Callable[[int, int, int, int], Span],
     try:
         found = list(commands_in_shell(script, place=place, variables=plain or None,
                                        base_dir=base_dir))
-    except Exception:
+    except Exception as exc:  # not checked, never silently clean (MemoryError included)
+        from ..unchecked import frontend_failed
+
+        frontend_failed(place(0, 0, 0, 0), "shell", exc)
         return []
     report_unparsed_shell(script, place, found)
     return found

@@ -25,8 +25,9 @@ from ..config_files import MAX_EXPANDED_NODES, expanded_size
 from ..frameworks import RAY_SERVE_LLM
 from ..model import UNKNOWN, Command, Launch, Setting, Span, Word
 from ..unchecked import frontend_failed
-from ..yaml_nodes import TEMPLATE_LINE, is_map as _is_map, is_scalar as _is_scalar, is_seq as _is_seq
-from ..yaml_nodes import loader as _loader, mask_templates
+from ..yaml_nodes import is_map as _is_map, is_scalar as _is_scalar, is_seq as _is_seq
+from ..yaml_nodes import loader as _loader
+from ..yaml_templates import has_actions_expression, mask_expressions, mask_templates, ranged_lines, template_lines
 from ._common import (
     LineIndex,
     Tok,
@@ -51,50 +52,9 @@ ARG_KEYS = frozenset({
 })
 _REPLAYSSM_FLAG = re.compile(r"^--(no[-_])?use[-_]replayssm(=|$)")
 
-_TEMPLATE_LINE = TEMPLATE_LINE
-
-
-#: template actions that write nothing themselves (control flow, comments, assignments)
-_SILENT_ACTION = re.compile(r"{{-?\s*(?:if|else|end|with|range|define|block|break|continue|/\*|\$\w+\s*:?=)\b")
 _STAND_IN = re.compile(r"__RSMTPL_+")
-
-
-_BLOCK_ACTION = re.compile(r"{{-?\s*(if|with|range|define|block|end)\b")
 #: a template value that names arguments, not one value (``{{ .Values.extraArgs }}``)
 _ARGUMENTS_NAME = re.compile(r"(?i)arg|flag|option|param|extra")
-
-
-def ranged_lines(text: str) -> set[int]:
-    """0-based lines inside a ``{{ range }}`` ... ``{{ end }}`` block: a list item there is
-    written once per element, as many arguments as the values hold."""
-    if "range" not in text:
-        return set()
-    out: set[int] = set()
-    stack: list[str] = []
-    for line_no, line in enumerate(text.split("\n")):
-        if "range" in stack:
-            out.add(line_no)
-        for match in _BLOCK_ACTION.finditer(line):
-            if match.group(1) == "end":
-                if stack:
-                    stack.pop()
-            else:
-                stack.append(match.group(1))
-    return out
-
-
-def template_lines(text: str) -> dict[int, int]:
-    """0-based line -> indentation of each line that is only a template action writing YAML of
-    its own (``{{- toYaml .Values.env | nindent 10 }}``, ``{{- include "args" . }}``): what it
-    writes is unseen where it stands (:func:`mask_templates` blanks it)."""
-    if "{{" not in text:
-        return {}
-    out: dict[int, int] = {}
-    for match in _TEMPLATE_LINE.finditer(text):
-        line = match.group(0)
-        if not _SILENT_ACTION.match(line.strip()):
-            out[text.count("\n", 0, match.start())] = len(line) - len(line.lstrip())
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -189,6 +149,8 @@ class _Doc:
         """The file offset of every character of a scalar's value."""
         try:
             return self._chars(node)
+        except (MemoryError, RecursionError):  # too large or deep: reported, never dropped
+            raise
         except Exception:
             return None
 
@@ -260,6 +222,8 @@ def _documents(text: str) -> tuple[str, list[Any]] | None:
         import yaml
 
         return text, list(yaml.compose_all(text, Loader=_loader()))
+    except (MemoryError, RecursionError):  # too large or deep: reported, never dropped
+        raise
     except Exception:  # unparsable YAML (or PyYAML missing)
         return None
 
@@ -330,11 +294,11 @@ def _env_list(node: Any, doc: _Doc) -> tuple[dict[str, Word], bool]:
     return env, False
 
 
-def _env_map(node: Any, doc: _Doc, unknown: re.Pattern[str] | None = None) -> dict[str, Word]:
+def _env_map(node: Any, doc: _Doc, unknown: Callable[[str], bool] | None = None) -> dict[str, Word]:
     env: dict[str, Word] = {}
     for key, key_node, value in _items(node):
         text = _text(value) if _is_scalar(value) else None
-        if text is not None and unknown is not None and unknown.search(text):
+        if text is not None and unknown is not None and unknown(text):
             text = None
         env[key] = Word(text, doc.span(value if _is_scalar(value) and value.tag != _NULL
                                        else key_node))
@@ -602,17 +566,7 @@ def _compose_service(svc: Any, doc: _Doc) -> list[Command]:
 # GitHub Actions, SkyPilot, GitLab CI / Tekton scripts
 # ---------------------------------------------------------------------------
 
-_GHA_EXPR = re.compile(r"\$\{\{.*?\}\}", re.S)
 _NON_POSIX = ("python", "pwsh", "powershell", "cmd", "node")
-
-
-def _mask_expressions(script: str) -> str:
-    """``${{ expr }}`` -> ``${___...}`` of the same length: an unknown shell variable."""
-    def repl(m: re.Match[str]) -> str:
-        n = len(m.group(0))
-        return "${" + "_" * max(n - 3, 1) + "}" if n >= 4 else m.group(0)
-
-    return _GHA_EXPR.sub(repl, script)
 
 
 def _vllm_image_of(node: Any) -> str | None:
@@ -645,7 +599,7 @@ def _script_commands(node: Any, doc: _Doc, env: dict[str, Word], *, mask_gha: bo
     else:
         return []
     if mask_gha:
-        script = _mask_expressions(script)
+        script = mask_expressions(script)
     place = placer(script, script_chars, doc.lines, fallback)
     found = shell_commands(script, place, env, doc.base_dir)
     if mask_gha:
@@ -702,12 +656,12 @@ def _github_env_writes(run: Any, doc: _Doc) -> tuple[dict[str, Word], bool]:
 
 def _actions_workflow(root: Any, jobs: Any, doc: _Doc) -> list[Command]:
     out: list[Command] = []
-    wf_env = _env_map(_get(root, "env"), doc, _GHA_EXPR)
+    wf_env = _env_map(_get(root, "env"), doc, has_actions_expression)
     wf_shell = _text(_get(_get(_get(root, "defaults"), "run"), "shell"))
     for _, _, job in _items(jobs):
         if not _is_map(job):
             continue
-        env = {**wf_env, **_env_map(_get(job, "env"), doc, _GHA_EXPR)}
+        env = {**wf_env, **_env_map(_get(job, "env"), doc, has_actions_expression)}
         shell = _text(_get(_get(_get(job, "defaults"), "run"), "shell")) or wf_shell
         container = _get(job, "container")
         image = _vllm_image_of(container) if _is_map(container) else None
@@ -732,7 +686,7 @@ def _actions_steps(steps: Any, env: dict[str, Word], shell: str | None, doc: _Do
         if step_shell.split()[0].startswith(_NON_POSIX):
             doc.consumed.add(id(run))
             continue
-        step_env = {**env, **exported, **_env_map(_get(step, "env"), doc, _GHA_EXPR)}
+        step_env = {**env, **exported, **_env_map(_get(step, "env"), doc, has_actions_expression)}
         out += _script_commands(run, doc, step_env, mask_gha=True, image=image, env_open_ended=exported_unknown)
         written, unknown = _github_env_writes(run, doc)
         exported.update(written)
@@ -1016,6 +970,9 @@ def _ray_launch(node: Any, engine_kwargs: Any, span: Callable[[Any], Span], make
             else:
                 try:
                     converted = constructor.construct_object(value, deep=True)
+                except (MemoryError, RecursionError) as exc:
+                    frontend_failed(span(value), "Ray Serve YAML", exc)
+                    converted = UNKNOWN
                 except Exception:
                     converted = UNKNOWN
             if isinstance(converted, str) and "__RSMTPL" in converted:
@@ -1047,6 +1004,8 @@ def _nested_ray_configs(value: Any, doc: _Doc, span: Callable[[Any], Span]) -> l
 
     try:
         roots = list(yaml.compose_all(inner, Loader=_loader()))
+    except (MemoryError, RecursionError):  # too large or deep: reported, never dropped
+        raise
     except Exception:
         return []
     return [launch for root in roots for launch in _ray_configs(root, doc, inner_span)]
@@ -1056,7 +1015,10 @@ def _nested_ray_configs(value: Any, doc: _Doc, span: Callable[[Any], Span]) -> l
 # documents held in a string (a recipe's `guide: |` Markdown, a pod patch in an annotation)
 # ---------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^\s*(```|~~~)", re.M)
+#: whitespace at a line's start is ``[^\S\n]*``, never ``\s*``: that runs on over following
+#: lines, from every line start, which made a string of many blank lines quadratic
+_FENCE = re.compile(r"^[^\S\n]*(```|~~~)", re.M)
+_MANIFEST_KEY = re.compile(r"^[^\S\n]*(?:-[^\S\n]*)?(?:command|args|containers)[^\S\n]*:", re.M)
 
 
 def embedded_documents(text: str) -> list[tuple[str, str, Callable[[Span], Span]]]:
@@ -1088,7 +1050,7 @@ def embedded_documents(text: str) -> list[tuple[str, str, Callable[[Span], Span]
             if "vllm" not in lowered and "replayssm" not in lowered:
                 continue
             kind = "markdown" if _FENCE.search(value) else (
-                "yaml" if re.search(r"^\s*(?:-\s*)?(?:command|args|containers)\s*:", value, re.M) else None)
+                "yaml" if _MANIFEST_KEY.search(value) else None)
             chars = doc.chars(node) if kind else None
             if kind and chars is not None and len(chars) == len(value):
                 out.append((kind, value, _inner_placer(value, chars, doc.lines)))

@@ -107,16 +107,24 @@ class CommandText:
     def changed_text(self, text: PlacedText, changes: list[tuple[Mutation, bool]], scope: Scope,
                      holes: list[int]) -> PlacedText:
         """A command string after ``cmd += " --flag"``; what a change adds that is not known
-        (or not known to run) is an unseen part of the command."""
+        (or not known to run) is an unseen part of the command.
+
+        The parts are joined once at the end (copying the command so far at every step was
+        quadratic in the steps), and the steps stop past MAX_TEXT characters: the caller
+        (:meth:`text_of`) does not follow such a string."""
+        parts, positions = [text.text], list(text.positions)
         for change, known in changes:
+            if len(positions) > MAX_TEXT:
+                break
             added = self.text_of(change.args[0], scope, holes) if known and change.op == "extend" else None
             if added is None:
                 span = self.source.where(change.node)
                 holes.append(len(holes))
                 added = PlacedText()
                 added.add(f" {PLACEHOLDER}{len(holes)}", span.line, span.col, exact=False)
-            text = PlacedText(text.text + added.text, text.positions + added.positions)
-        return text
+            parts.append(added.text)
+            positions.extend(added.positions)
+        return PlacedText("".join(parts), positions)
 
     def literal_text(self, node: ast.Constant) -> PlacedText:
         """A string constant, each character where it is written (a character written with an
@@ -253,50 +261,64 @@ class CommandText:
         """An argv list after ``+=``, ``.append``, ``.extend``, ``.insert``, ``cmd[i:j] = ...``,
         ``del cmd[i]``, ``.pop()``.  A change not known to run, or not understood (an index
         into a list with unseen parts, ``.sort()``...), leaves extra arguments unseen: it is
-        never dropped silently."""
+        never dropped silently.
+
+        The list is changed in place (a copy per step was quadratic in the steps), and the
+        steps stop past MAX_WORDS words: the caller (:meth:`sequence_words`) does not follow
+        such a list."""
         words = list(words)
+        splat = any(w.splat for w in words)  # kept up to date as words are added
         for change, known in changes:
-            changed = self.changed_list(words, change, scope, consumed) if known else None
-            if changed is None:
-                words.append(self.unseen_words(change.node))
-            else:
-                words = changed
+            if len(words) > MAX_WORDS:
+                break
+            added = self.change_list(words, change, scope, consumed, splat) if known else None
+            if added is None:
+                added = [self.unseen_words(change.node)]
+                words.extend(added)
+            splat = splat or any(w.splat for w in added)
         return words
 
-    def changed_list(self, words: list[Word], change: Mutation, scope: Scope,
-                     consumed: set[int]) -> list[Word] | None:
-        """``words`` after one change known to run; None when it is not understood."""
+    def change_list(self, words: list[Word], change: Mutation, scope: Scope, consumed: set[int],
+                    splat: bool) -> list[Word] | None:
+        """Make one change known to run to ``words`` (in place) and return the words it added;
+        None when it is not understood (``words`` is then as it was: every index and value is
+        read before the list is touched).  ``splat``: ``words`` has unseen parts."""
         op, args = change.op, change.args
-        if op == "extend":
-            return words + self.sequence_words(args[0], scope, consumed)
-        if op == "append" and len(args) == 1:
-            return words + self.element_words([(args[0], False)], scope, consumed)
-        if any(w.splat for w in words):
+        if op == "extend" or op == "append" and len(args) == 1:
+            added = self.sequence_words(args[0], scope, consumed) if op == "extend" \
+                else self.element_words([(args[0], False)], scope, consumed)
+            words.extend(added)
+            return added
+        if splat:
             return None  # positions in a list with unseen parts are not known
-        out = list(words)
+        added = []
         try:
             if op == "insert" and len(args) == 2:
-                out.insert(self.index(args[0], scope), self.element_words([(args[1], False)], scope, consumed)[0])
+                at = self.index(args[0], scope)
+                added = self.element_words([(args[1], False)], scope, consumed)[:1]
+                words.insert(at, added[0])
             elif op == "pop" and len(args) <= 1:
-                out.pop(self.index(args[0], scope) if args else -1)
+                words.pop(self.index(args[0], scope) if args else -1)
             elif op in ("set", "del") and isinstance(args[0], ast.Slice):
                 part = slice(*(self.index(e, scope) if e is not None else None
                                for e in (args[0].lower, args[0].upper, args[0].step)))
                 if op == "del":
-                    del out[part]
+                    del words[part]
                 elif args[1] is None:
                     return None
                 else:
-                    out[part] = self.sequence_words(args[1], scope, consumed)
+                    added = self.sequence_words(args[1], scope, consumed)
+                    words[part] = added
             elif op == "del":
-                del out[self.index(args[0], scope)]
+                del words[self.index(args[0], scope)]
             elif op == "set" and args[1] is not None:
-                out[self.index(args[0], scope)] = self.element_words([(args[1], False)], scope, consumed)[0]
+                added = self.element_words([(args[1], False)], scope, consumed)[:1]
+                words[self.index(args[0], scope)] = added[0]
             else:
                 return None
         except (IndexError, ValueError, TypeError):
             return None
-        return out
+        return added
 
     def index(self, node: ast.expr, scope: Scope) -> int:
         """A list index written as a literal (or a same-file constant); ValueError otherwise."""

@@ -101,6 +101,8 @@ class Source:
         self.lines = text.split("\n")
         self.bom = text.startswith("\ufeff")
         self._cols: dict[int, list[int] | None] = {}
+        #: the offset of each line's start (and past the last line), made when first asked
+        self._starts: list[int] | None = None
 
     def col(self, line: int, byte_col: int) -> int:
         """ast's UTF-8 byte column on ``line`` as a character column."""
@@ -142,8 +144,15 @@ class Source:
         return text if len(text) <= 40 else text[:37] + "..."
 
     def offset(self, line: int, col: int) -> int:
-        """Character offset in the text of (1-based line, character column)."""
-        return sum(len(x) + 1 for x in self.lines[:line - 1]) + col
+        """Character offset in the text of (1-based line, character column), from the offsets
+        of the line starts, counted once (summing the lines above per call was quadratic in a
+        file's length: every step of a command built step by step asks)."""
+        if self._starts is None:
+            self._starts = [0]
+            for text in self.lines:
+                self._starts.append(self._starts[-1] + len(text) + 1)
+        above = line - 1 if line >= 1 else max(len(self.lines) + line - 1, 0)  # as lines[:line - 1]
+        return self._starts[min(above, len(self.lines))] + col
 
     def segment(self, node: ast.AST) -> str:
         span = self.span(node)

@@ -31,7 +31,9 @@ def choice(values: list[Var | None]) -> Var | None:
                 return None
             if not any(same(option, seen) or option.kind == seen.kind == "unknown" for seen in alternatives):
                 alternatives.append(option)
-    if len(alternatives) > MAX_CHOICES or all(a.kind == "unknown" for a in alternatives):
+                if len(alternatives) > MAX_CHOICES:  # each value is compared with at most this many
+                    return None
+    if all(a.kind == "unknown" for a in alternatives):
         return None
     return Var("choice", alternatives)
 
