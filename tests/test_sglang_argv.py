@@ -105,6 +105,59 @@ def test_spellings_by_release():
     assert "write --enable-gdn-replayssm-spec" in messages(new_spec, "0.5.16")["RSM104"]
 
 
+@pytest.mark.parametrize("words", [
+    "--cuda-graph-bs 1 2 4",
+    "--encoder-urls http://a:1 http://b:2",
+    "--lora-paths a=models/A b=models/B",
+    "--lora-paths",  # nargs "*": zero words is fine
+    "--model-checksum",  # nargs "?"
+    "--model-checksum sums.json",
+])
+def test_list_options_take_several_words(words):
+    """argparse's nargs (data/sglang_argv.toml [argv.nargs]): the words after a list option are
+    its values, not positional arguments (issue 19, list options)."""
+    cmdline = f"sglang serve --model-path {QWEN_NEXT} {words} --enable-linear-replayssm --disable-overlap-schedule"
+    assert codes(cmdline, "0.5.19") == []
+
+
+@pytest.mark.parametrize("words,fragment", [
+    ("--cuda-graph-bs 1 two", "invalid int value: 'two'"),
+    ("--cuda-graph-bs", "expected at least one argument"),
+    ("--bucket-time-to-first-token 0.1 fast", "invalid float value: 'fast'"),
+])
+def test_list_option_values_argparse_rejects(words, fragment):
+    cmdline = f"sglang serve --model-path {QWEN_NEXT} {words} --enable-linear-replayssm --disable-overlap-schedule"
+    assert fragment in messages(cmdline, "0.5.19").get("RSM106", "")
+
+
+def test_a_list_option_eats_a_positional_model_after_it():
+    words = f"--cuda-graph-bs 1 2 {QWEN_NEXT} --enable-linear-replayssm --disable-overlap-schedule"
+    assert f"invalid int value: '{QWEN_NEXT}'" in messages(f"sglang serve {words}", "0.5.19")["RSM106"]
+    assert codes(f"sglang serve {QWEN_NEXT} {words.split(QWEN_NEXT)[0]}--enable-linear-replayssm "
+                 "--disable-overlap-schedule", "0.5.19") == []
+
+
+def test_options_are_judged_by_the_releases_that_have_them():
+    """--cuda-graph-bs exists up to 0.5.19; from 0.5.20 it is an ambiguous prefix ([argv.until])."""
+    flags = f"sglang serve --model-path {QWEN_NEXT} --enable-linear-replayssm --disable-overlap-schedule"
+    assert codes(f"{flags} --cuda-graph-bs 8", "0.5.19") == []
+    found = messages(f"{flags} --cuda-graph-bs 8", "0.5.20")["RSM106"]
+    assert "ambiguous option: could match --cuda-graph-bs-decode, --cuda-graph-bs-prefill" in found
+    know = knowledge()
+    assert know.option_until["--cuda-graph-bs"] == "0.5.19" and know.nargs["--cuda-graph-bs"] == "+"
+    newer = next(o for o, since in know.option_since.items() if since == "0.5.22" and o not in know.nargs)
+    found = messages(f"{flags} {newer} 1", "0.5.21")
+    assert "does not exist in SGLang 0.5.21" in found["RSM104"] and "first in SGLang 0.5.22" in found["RSM104"]
+
+
+def test_no_release_takes_a_different_number_of_words():
+    """The argv walk runs before the release is known, so it reads [argv.nargs] alone; when a
+    release starts to differ ([argv.nargs_by_release]), the walk must learn the release."""
+    from flake8_replayssm.data_files import read_data
+
+    assert read_data("engines/sglang/data/sglang_argv.toml")["argv"].get("nargs_by_release", {}) == {}
+
+
 def test_a_rejected_spelling_never_reaches_the_checks():
     # `--mamba-scheduler-strategy extra_buffer` is an argparse error on 0.5.20: not also RSM302
     assert codes(f"{SERVE} --disable-overlap-schedule --mamba-scheduler-strategy extra_buffer", "0.5.20") \

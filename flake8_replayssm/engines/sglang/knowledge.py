@@ -4,6 +4,10 @@ Like the vLLM side (:mod:`flake8_replayssm.knowledge`), everything that changes
 from one release to the next is data; this module only types it.  A check
 applies to the releases from its ``since`` to its ``until``, so a release's
 checks are the ones whose range holds it, in the file's (SGLang's) order.
+
+The argv table's ``[argv.nargs_by_release]`` (where a release's nargs differ from the
+newest's) is empty for every known release; the argv walk runs before the release is
+known, so it reads ``[argv.nargs]`` alone, and a test fails when a release starts to differ.
 """
 
 from __future__ import annotations
@@ -91,6 +95,13 @@ class Knowledge:
     valueless: frozenset[str]
     #: every CLI spelling the linter interprets -> its option
     by_cli: Mapping[str, Option]
+    #: argparse's nargs of the options that take other than one word ("+", "*", "?", N)
+    nargs: Mapping[str, str | int]
+    #: the list options whose words argparse converts: option -> "int" or "float"
+    list_types: Mapping[str, str]
+    #: the first / last release of the options that are not in every release
+    option_since: Mapping[str, str]
+    option_until: Mapping[str, str]
 
     @property
     def replayssm_options(self) -> tuple[str, ...]:
@@ -166,4 +177,8 @@ def knowledge() -> Knowledge:
         long_options=tuple(argv["long_options"]),
         valueless=frozenset(argv["valueless"]),
         by_cli=by_cli,
+        nargs=dict(argv.get("nargs", {})),
+        list_types=dict(argv.get("list_types", {})),
+        option_since=dict(argv.get("since", {})),
+        option_until=dict(argv.get("until", {})),
     )
