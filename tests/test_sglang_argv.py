@@ -235,10 +235,14 @@ def test_settings_from_pyproject_cli_and_flake8(tmp_path, capsys):
         config_from_table({"gpu": "ampere"}, tmp_path)
     script = tmp_path / "serve.sh"
     script.write_text(f"{SERVE} --disable-overlap-schedule --mamba-ssm-dtype bfloat16\n")
-    assert main(["check", "--sglang-version", "0.5.18", str(script)]) == 0
+    assert main(["check", "--sglang-version", "0.5.18", "--gpu", "hopper", str(script)]) == 0
     assert main(["check", "--sglang-version", "0.5.18", "--gpu", "blackwell", str(script)]) == 1
     assert "RSM301" in capsys.readouterr().out
     assert main(["check", "--sglang-version", "latest", str(script)]) == 2
+    config = config_from_table({"cuda": "12.9"}, tmp_path)
+    assert config.cuda == "12.9"
+    with pytest.raises(ConfigError):
+        config_from_table({"cuda": "twelve"}, tmp_path)
 
 
 def test_flake8_options(flake8_path):
@@ -247,10 +251,39 @@ def test_flake8_options(flake8_path):
         f"import sglang as sgl\nsgl.Engine(model_path={QWEN_NEXT!r}, enable_linear_replayssm=True,\n"
         "           disable_overlap_schedule=True, mamba_ssm_dtype='bfloat16')\n")
     (flake8_path / "setup.cfg").write_text("[flake8]\nselect = RSM\nreplayssm-sglang-version = 0.5.18\n")
-    assert flake8_path.run_flake8().out_lines == []
+    assert flake8_path.run_flake8(["--replayssm-gpu", "hopper"]).out_lines == []
     result = flake8_path.run_flake8(["--replayssm-gpu", "blackwell"])
     assert len(result.out_lines) == 1 and "RSM301" in result.out_lines[0]
     assert "[SGLang 0.5.18 on Blackwell]" in result.out_lines[0]
+
+
+def test_an_unset_gpu_names_where_it_fails():
+    """With the GPU unset a launch is judged on Hopper and Blackwell: a refusal on one of them is
+    reported for it, named; "accepted without effect" only where nothing refuses (issue 19)."""
+    bf16 = f"{SERVE} --disable-overlap-schedule --mamba-ssm-dtype bfloat16"
+    assert "[SGLang 0.5.18 on Blackwell]" in messages(bf16, "0.5.18")["RSM301"]
+    both = messages(f"{SERVE} --disable-overlap-schedule --linear-attn-decode-backend flashinfer", "0.5.18")
+    assert "[SGLang 0.5.18]" in both["RSM301"]
+    nemotron = messages("sglang serve --model-path nvidia/NVIDIA-Nemotron-Nano-9B-v2 --enable-linear-replayssm "
+                        "--disable-overlap-schedule", "0.5.23")
+    assert "[SGLang 0.5.23 on Blackwell]" in nemotron["RSM305"] and "trtllm_mha" in nemotron["RSM305"]
+    assert "[SGLang 0.5.23 on Hopper]" in nemotron["RSM308"]
+
+
+def test_cuda_is_part_of_the_target(tmp_path):
+    """flashinfer prefill on SM100 needs CUDA 13 (issue 19): the setting, the image's -cu129 tag,
+    or, unset, both CUDA versions judged and the one that fails named."""
+    flags = f"{SERVE} --disable-overlap-schedule --linear-attn-backend flashinfer --linear-attn-decode-backend triton"
+    unset = messages(flags, "0.5.23")["RSM309"]
+    assert "requires CUDA 13+, got CUDA 12" in unset and "[SGLang 0.5.23 on Blackwell with CUDA 12]" in unset
+    assert "got CUDA 12.9" in messages(flags, "0.5.23", gpu="blackwell", cuda="12.9")["RSM309"]
+    assert "RSM309" not in messages(flags, "0.5.23", gpu="blackwell", cuda="13.0")
+    assert "RSM309" not in messages(flags, "0.5.23", gpu="hopper")
+    image = (f"docker run lmsysorg/sglang:v0.5.23-cu130 python3 -m sglang.launch_server "
+             f"--model-path {QWEN_NEXT} --enable-linear-replayssm --disable-overlap-schedule "
+             "--linear-attn-backend flashinfer --linear-attn-decode-backend triton")
+    assert "RSM309" not in codes(image, None, gpu="blackwell")
+    assert "RSM309" in codes(image.replace("cu130", "cu129"), None, gpu="blackwell")
 
 
 def test_outputs_name_the_engine(tmp_path, capsys):

@@ -29,12 +29,15 @@ from ...argv import ArgvWalk, is_number, placeholder, splice_config_files
 from ...model import UNKNOWN, UNKNOWN_PART, Entry, Launch, Setting, Word
 from ..base import ConfigReader
 from .knowledge import Knowledge, Option, knowledge
-from .target import sglang_image_release
+from .target import sglang_image_cuda, sglang_image_release
 
 #: ``python -m MODULE`` entry points that start SGLang's server with ServerArgs' parser
 #: (``sglang_router.launch_server`` starts the router and its workers from the same
 #: ServerArgs, plus the router's own options, which the linter skips as unknown flags)
 MODULES = ("sglang.launch_server", "sglang_router.launch_server")
+#: the router's launcher builds ServerArgs from its own parser (sglang-router 0.3.x
+#: launch_server.main): no prepare_server_args, so a --config file is parsed and ignored
+ROUTER = "sglang_router.launch_server"
 
 
 def program_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:
@@ -47,7 +50,8 @@ def program_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry 
 def module_entry(module: str, words: Sequence[Word], i: int, rest: int, env: dict[str, Word]) -> Entry | None:
     """``python -m sglang.launch_server ...`` at ``words[i]``, its arguments from ``rest``."""
     if module in MODULES:
-        return Entry("sglang", "sglang-module", list(words[rest:]), words[i].span, env, label=f"python -m {module}")
+        kind = "sglang-router" if module == ROUTER else "sglang-module"
+        return Entry("sglang", kind, list(words[rest:]), words[i].span, env, label=f"python -m {module}")
     return None
 
 
@@ -97,7 +101,10 @@ class _Parser(ArgvWalk):
         return args[1:]
 
     def expand_config(self, args: list[Word]) -> list[Word]:
-        """Put the words of ``--config FILE`` first, as ConfigArgumentMerger does."""
+        """Put the words of ``--config FILE`` first, as ConfigArgumentMerger does (not for the
+        router's launcher, which never merges the file: its keys do not apply)."""
+        if self.entry.kind == "sglang-router":
+            return args
         configs: list[Word] = []
 
         def words_of(flag: Word, path: Word) -> list[Word] | None:
@@ -319,6 +326,7 @@ class _Parser(ArgvWalk):
             # `sglang serve "$@"`: the caller's arguments usually hold the model; do not guess
             self.launch.model = Setting("model", UNKNOWN, self.launch.anchor, "")
         self.launch.release_hint = sglang_image_release(self.entry.image, self.know)
+        self.launch.platform_hint = sglang_image_cuda(self.entry.image)  # the CUDA build: a check reads it
 
 
 def names_a_value(flag: str, value: str) -> bool:

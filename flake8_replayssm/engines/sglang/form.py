@@ -25,7 +25,8 @@ from .knowledge import Knowledge, Release
 #: fields whose existence starts with ReplaySSM (absent from releases before the first)
 REPLAYSSM_FIELDS = frozenset({"enable_linear_replayssm", "linear_replayssm_cache_len",
                               "enable_linear_replayssm_spec"})
-_BACKEND_FIELDS = ("linear_attn_backend", "linear_attn_decode_backend", "linear_attn_verify_backend")
+_BACKEND_FIELDS = ("linear_attn_backend", "linear_attn_decode_backend", "linear_attn_prefill_backend",
+                   "linear_attn_verify_backend")
 
 
 def _available(flag: str, release: Release, know: Knowledge) -> bool:
@@ -135,7 +136,7 @@ def _value_problem(setting: Setting, release: Release, know: Knowledge) -> Findi
     if setting.name not in _BACKEND_FIELDS or not isinstance(setting.value, str):
         return None
     value = setting.value
-    if value in release.linear_attn_backends:
+    if value in release.linear_attn_backends or value in know.options[setting.name].extra_choices:
         return None
     later = [r.version for r in sorted(know.releases.values(), key=lambda r: r.key)
              if value in r.linear_attn_backends and r.key > release.key]
