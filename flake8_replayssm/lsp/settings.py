@@ -57,7 +57,8 @@ class Settings:
         values = {"vllm_version": self.vllm_version, "platform": self.platform, "select": self.select,
                   "ignore": self.ignore, "enable": self.enable, "extra_args": self.extra_args,
                   "extra_models": dict(self.extra_models), "sglang_version": self.sglang_version,
-                  "gpu": self.gpu, "cuda": self.cuda, "extend_select": self.extend_select, "extend_ignore": self.extend_ignore,
+                  "gpu": self.gpu, "cuda": self.cuda, "extend_select": self.extend_select,
+                  "extend_ignore": self.extend_ignore,
                   "docs_url": self.docs_url}
         out: dict[str, object] = {name: value for name, value in values.items() if value}
         if self.vllm_version:
