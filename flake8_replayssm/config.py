@@ -20,7 +20,8 @@ PLATFORMS = ("cuda", "rocm", "xpu")
 #: "closed" assumes they add nothing that changes the verdict (DESIGN.md, "judge what is
 #: written"); "open" assumes they may hold any option, so no finding depends on them
 EXTRA_ARGS_MODES = ("closed", "open")
-#: the GPU generation SGLang launches are judged for; unset: both (a code only if it holds for both)
+#: the GPU generation SGLang launches are judged for; unset: each (a code is reported for the ones it
+#: holds on, which the message names)
 GPUS = ("hopper", "blackwell")
 #: the project's repository: a placeholder until it is published (README, "Install", says to replace it)
 REPOSITORY_URL = "https://github.com/OWNER/flake8-replayssm"
@@ -55,6 +56,9 @@ class LintConfig:
     sglang_version_source: str = "explicit option"
     #: "hopper" or "blackwell" (SGLang switches the decode backend on Blackwell); None: both
     gpu: str | None = None
+    #: the CUDA version SGLang launches run with ("12.9", "13"); None: 12 and 13 (an image's tag
+    #: may say: ``lmsysorg/sglang:v0.5.23-cu129``)
+    cuda: str | None = None
     #: ruff's extend-select / extend-ignore: codes added to select / ignore (every source adds up)
     extend_select: tuple[str, ...] = ()
     extend_ignore: tuple[str, ...] = ()

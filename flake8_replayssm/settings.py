@@ -43,6 +43,13 @@ def _sglang_version(value: Any, root: Path) -> str:
     return text
 
 
+def _cuda_version(value: Any, root: Path) -> str:
+    text = str(value).strip()
+    if not re.fullmatch(r"\d{2}(\.\d+)?", text):
+        raise ConfigError(f"cuda: {value!r} is not a CUDA version (expected e.g. 12.9 or 13)")
+    return text
+
+
 def _one_of(choices: tuple[str, ...]) -> Callable[[Any, Path], str]:
     def read(value: Any, root: Path) -> str:
         text = _text(value)
@@ -193,7 +200,9 @@ SETTINGS: dict[str, Key] = {
     "sglang-version": Key("sglang_version", _sglang_version, "SGLang release to judge SGLang launches for "
                                                              "(default: image tag, pins, installed, newest)"),
     "gpu": Key("gpu", _one_of(GPUS), "GPU generation SGLang launches run on: hopper, blackwell (default: "
-                                     "judged for both; a code is reported only if it holds for both)"),
+                                     "judged for each; a code that holds on one only names it)"),
+    "cuda": Key("cuda", _cuda_version, "CUDA version SGLang launches run with, e.g. 12.9 or 13 (default: the "
+                                       "image tag's -cu129, else judged for 12 and 13)"),
     "extend-select": Key("extend_select", _codes, "codes or prefixes to report on top of select "
                                                   "(RSM201 turns that off-by-default code on)"),
     "extend-ignore": Key("extend_ignore", _codes, "codes or prefixes to leave out, on top of ignore"),

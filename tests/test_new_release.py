@@ -134,14 +134,23 @@ def test_a_wheel_reads_like_its_folder(vllm_tree, vllm, tmp_path):
 
 def test_sglang_options_from_dataclass_fields_and_literal_arguments(sglang):
     assert sglang.value("long_options") == [
-        "--config", "--enable-linear-replayssm", "--fast", "--help", "--linear-replayssm-cache-len", "--model",
-        "--model-path", "--no-fast", "--no-toggle", "--old-const", "--old-flag", "--page-size",
-        "--tensor-parallel-size", "--toggle"]
+        "--adapters", "--buckets", "--checksum", "--config", "--cuda-graph-bs-decode", "--enable-linear-replayssm",
+        "--fast", "--help", "--json-list", "--linear-replayssm-cache-len", "--mode", "--model", "--model-path",
+        "--no-fast", "--no-toggle", "--old-const", "--old-flag", "--page-size", "--tensor-parallel-size",
+        "--toggle"]
     # bool fields, BooleanOptionalAction (both spellings), an action whose nargs defaults to 0
     # unless the call says otherwise, argparse's --help
     assert sglang.value("valueless") == [
         "--enable-linear-replayssm", "--fast", "--help", "--no-fast", "--no-toggle", "--old-flag", "--toggle"]
     assert sglang.facts["long_options"].items["--page-size"] == "sglang/srt/arg_groups/fields/base.py:2"
+
+
+def test_sglang_list_options(sglang):
+    """nargs as add_cli_args_from_dataclass derives it: a List[X] field is "+" (unless a
+    type_parser reads the whole word), an action's action_kwargs, Arg(nargs=...), a literal call."""
+    assert sglang.value("nargs") == {"--adapters": "*", "--buckets": "+", "--checksum": "?",
+                                     "--cuda-graph-bs-decode": "+"}
+    assert sglang.value("list_types") == {"--buckets": "float", "--cuda-graph-bs-decode": "int"}
 
 
 def test_sglang_architecture_sets(sglang):
@@ -239,6 +248,12 @@ def test_sglang_union_gains_a_release(sglang, tmp_path):
     assert {"--old-flag", "--toggle", "--no-fast"} <= set(argv["valueless"])
     assert len(argv["long_options"]) > 400  # the older releases' options stay
     assert "0.5.24" in data.argv_releases()
+    # list options: the new release's nargs; the releases an option is in
+    assert argv["nargs"]["--cuda-graph-bs-decode"] == "+" and argv["nargs"]["--buckets"] == "+"
+    assert argv["list_types"]["--buckets"] == "float"
+    assert argv["since"]["--buckets"] == "0.5.24" and argv["until"]["--encoder-urls"] == "0.5.23"
+    assert argv["nargs"]["--encoder-urls"] == "+"  # the older releases' list options stay
+    assert tables.compare(sglang, data) == []  # written, then equal
     release = data.load("sglang.toml")["releases"]["0.5.24"]
     assert release["extends"] == "0.5.23" and release["linear_attn_backends"] == ["triton", "flashinfer"]
 

@@ -79,7 +79,8 @@ CASES = [
     Case("triton-decode", "0.5.16", {**REPLAY, **OFF, "linear_attn_decode_backend": "triton"}, None),
     Case("blackwell-bf16", "0.5.20", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16"}, "RSM301", gpu="blackwell"),
     Case("hopper-bf16", "0.5.20", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16"}, None, gpu="hopper"),
-    Case("either-gpu-bf16", "0.5.20", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16"}, None),
+    # unset GPU: judged on both, reported where it fails (test_an_unset_gpu_names_where_it_fails)
+    Case("either-gpu-bf16", "0.5.20", {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16"}, "RSM301"),
     Case("blackwell-bf16-pinned", "0.5.20",
          {**REPLAY, **OFF, "mamba_ssm_dtype": "bfloat16", "linear_attn_decode_backend": "triton"}, None,
          gpu="blackwell"),
@@ -112,7 +113,11 @@ CASES = [
     # RSM308: accepted without effect
     Case("dense", "0.5.23", dict(REPLAY), "RSM308", model=LLAMA),
     Case("mamba2", "0.5.23", {**REPLAY, **OFF}, "RSM308", model=NEMOTRON_H, gpu="hopper"),
-    Case("unified-memory", "0.5.18", {**REPLAY, **OFF, "enable_unified_memory": True}, "RSM308"),
+    Case("unified-memory", "0.5.18", {**REPLAY, **OFF, "enable_unified_memory": True, "attention_backend": "triton"},
+         "RSM308"),
+    # RSM309: unified memory's page-major layout needs triton attention up to 0.5.18 (never "no effect" then)
+    Case("unified-memory-default-attention", "0.5.18", {**REPLAY, **OFF, "enable_unified_memory": True}, "RSM309",
+         gpu="hopper", absent=("RSM308",)),
     Case("cpu", "0.5.18", {**REPLAY, **OFF, "device": "cpu"}, "RSM308"),
     # RSM104: a release before the flag, a flag before its release
     Case("before-replayssm", "0.5.14", {**REPLAY, **OFF}, "RSM104", forms=("shell", "python", "dockerfile")),

@@ -105,6 +105,59 @@ def test_spellings_by_release():
     assert "write --enable-gdn-replayssm-spec" in messages(new_spec, "0.5.16")["RSM104"]
 
 
+@pytest.mark.parametrize("words", [
+    "--cuda-graph-bs 1 2 4",
+    "--encoder-urls http://a:1 http://b:2",
+    "--lora-paths a=models/A b=models/B",
+    "--lora-paths",  # nargs "*": zero words is fine
+    "--model-checksum",  # nargs "?"
+    "--model-checksum sums.json",
+])
+def test_list_options_take_several_words(words):
+    """argparse's nargs (data/sglang_argv.toml [argv.nargs]): the words after a list option are
+    its values, not positional arguments (issue 19, list options)."""
+    cmdline = f"sglang serve --model-path {QWEN_NEXT} {words} --enable-linear-replayssm --disable-overlap-schedule"
+    assert codes(cmdline, "0.5.19") == []
+
+
+@pytest.mark.parametrize("words,fragment", [
+    ("--cuda-graph-bs 1 two", "invalid int value: 'two'"),
+    ("--cuda-graph-bs", "expected at least one argument"),
+    ("--bucket-time-to-first-token 0.1 fast", "invalid float value: 'fast'"),
+])
+def test_list_option_values_argparse_rejects(words, fragment):
+    cmdline = f"sglang serve --model-path {QWEN_NEXT} {words} --enable-linear-replayssm --disable-overlap-schedule"
+    assert fragment in messages(cmdline, "0.5.19").get("RSM106", "")
+
+
+def test_a_list_option_eats_a_positional_model_after_it():
+    words = f"--cuda-graph-bs 1 2 {QWEN_NEXT} --enable-linear-replayssm --disable-overlap-schedule"
+    assert f"invalid int value: '{QWEN_NEXT}'" in messages(f"sglang serve {words}", "0.5.19")["RSM106"]
+    assert codes(f"sglang serve {QWEN_NEXT} {words.split(QWEN_NEXT)[0]}--enable-linear-replayssm "
+                 "--disable-overlap-schedule", "0.5.19") == []
+
+
+def test_options_are_judged_by_the_releases_that_have_them():
+    """--cuda-graph-bs exists up to 0.5.19; from 0.5.20 it is an ambiguous prefix ([argv.until])."""
+    flags = f"sglang serve --model-path {QWEN_NEXT} --enable-linear-replayssm --disable-overlap-schedule"
+    assert codes(f"{flags} --cuda-graph-bs 8", "0.5.19") == []
+    found = messages(f"{flags} --cuda-graph-bs 8", "0.5.20")["RSM106"]
+    assert "ambiguous option: could match --cuda-graph-bs-decode, --cuda-graph-bs-prefill" in found
+    know = knowledge()
+    assert know.option_until["--cuda-graph-bs"] == "0.5.19" and know.nargs["--cuda-graph-bs"] == "+"
+    newer = next(o for o, since in know.option_since.items() if since == "0.5.22" and o not in know.nargs)
+    found = messages(f"{flags} {newer} 1", "0.5.21")
+    assert "does not exist in SGLang 0.5.21" in found["RSM104"] and "first in SGLang 0.5.22" in found["RSM104"]
+
+
+def test_no_release_takes_a_different_number_of_words():
+    """The argv walk runs before the release is known, so it reads [argv.nargs] alone; when a
+    release starts to differ ([argv.nargs_by_release]), the walk must learn the release."""
+    from flake8_replayssm.data_files import read_data
+
+    assert read_data("engines/sglang/data/sglang_argv.toml")["argv"].get("nargs_by_release", {}) == {}
+
+
 def test_a_rejected_spelling_never_reaches_the_checks():
     # `--mamba-scheduler-strategy extra_buffer` is an argparse error on 0.5.20: not also RSM302
     assert codes(f"{SERVE} --disable-overlap-schedule --mamba-scheduler-strategy extra_buffer", "0.5.20") \
@@ -182,10 +235,14 @@ def test_settings_from_pyproject_cli_and_flake8(tmp_path, capsys):
         config_from_table({"gpu": "ampere"}, tmp_path)
     script = tmp_path / "serve.sh"
     script.write_text(f"{SERVE} --disable-overlap-schedule --mamba-ssm-dtype bfloat16\n")
-    assert main(["check", "--sglang-version", "0.5.18", str(script)]) == 0
+    assert main(["check", "--sglang-version", "0.5.18", "--gpu", "hopper", str(script)]) == 0
     assert main(["check", "--sglang-version", "0.5.18", "--gpu", "blackwell", str(script)]) == 1
     assert "RSM301" in capsys.readouterr().out
     assert main(["check", "--sglang-version", "latest", str(script)]) == 2
+    config = config_from_table({"cuda": "12.9"}, tmp_path)
+    assert config.cuda == "12.9"
+    with pytest.raises(ConfigError):
+        config_from_table({"cuda": "twelve"}, tmp_path)
 
 
 def test_flake8_options(flake8_path):
@@ -194,10 +251,39 @@ def test_flake8_options(flake8_path):
         f"import sglang as sgl\nsgl.Engine(model_path={QWEN_NEXT!r}, enable_linear_replayssm=True,\n"
         "           disable_overlap_schedule=True, mamba_ssm_dtype='bfloat16')\n")
     (flake8_path / "setup.cfg").write_text("[flake8]\nselect = RSM\nreplayssm-sglang-version = 0.5.18\n")
-    assert flake8_path.run_flake8().out_lines == []
+    assert flake8_path.run_flake8(["--replayssm-gpu", "hopper"]).out_lines == []
     result = flake8_path.run_flake8(["--replayssm-gpu", "blackwell"])
     assert len(result.out_lines) == 1 and "RSM301" in result.out_lines[0]
     assert "[SGLang 0.5.18 on Blackwell]" in result.out_lines[0]
+
+
+def test_an_unset_gpu_names_where_it_fails():
+    """With the GPU unset a launch is judged on Hopper and Blackwell: a refusal on one of them is
+    reported for it, named; "accepted without effect" only where nothing refuses (issue 19)."""
+    bf16 = f"{SERVE} --disable-overlap-schedule --mamba-ssm-dtype bfloat16"
+    assert "[SGLang 0.5.18 on Blackwell]" in messages(bf16, "0.5.18")["RSM301"]
+    both = messages(f"{SERVE} --disable-overlap-schedule --linear-attn-decode-backend flashinfer", "0.5.18")
+    assert "[SGLang 0.5.18]" in both["RSM301"]
+    nemotron = messages("sglang serve --model-path nvidia/NVIDIA-Nemotron-Nano-9B-v2 --enable-linear-replayssm "
+                        "--disable-overlap-schedule", "0.5.23")
+    assert "[SGLang 0.5.23 on Blackwell]" in nemotron["RSM305"] and "trtllm_mha" in nemotron["RSM305"]
+    assert "[SGLang 0.5.23 on Hopper]" in nemotron["RSM308"]
+
+
+def test_cuda_is_part_of_the_target(tmp_path):
+    """flashinfer prefill on SM100 needs CUDA 13 (issue 19): the setting, the image's -cu129 tag,
+    or, unset, both CUDA versions judged and the one that fails named."""
+    flags = f"{SERVE} --disable-overlap-schedule --linear-attn-backend flashinfer --linear-attn-decode-backend triton"
+    unset = messages(flags, "0.5.23")["RSM309"]
+    assert "requires CUDA 13+, got CUDA 12" in unset and "[SGLang 0.5.23 on Blackwell with CUDA 12]" in unset
+    assert "got CUDA 12.9" in messages(flags, "0.5.23", gpu="blackwell", cuda="12.9")["RSM309"]
+    assert "RSM309" not in messages(flags, "0.5.23", gpu="blackwell", cuda="13.0")
+    assert "RSM309" not in messages(flags, "0.5.23", gpu="hopper")
+    image = (f"docker run lmsysorg/sglang:v0.5.23-cu130 python3 -m sglang.launch_server "
+             f"--model-path {QWEN_NEXT} --enable-linear-replayssm --disable-overlap-schedule "
+             "--linear-attn-backend flashinfer --linear-attn-decode-backend triton")
+    assert "RSM309" not in codes(image, None, gpu="blackwell")
+    assert "RSM309" in codes(image.replace("cu130", "cu129"), None, gpu="blackwell")
 
 
 def test_outputs_name_the_engine(tmp_path, capsys):

@@ -74,6 +74,12 @@ def keyword_class(module: str, name: str) -> str | None:
     return next((f"{e.NAME}:{name}" for e in all_engines() if e.keyword_class(module, name)), None)
 
 
+@lru_cache(maxsize=None)
+def launch_variable(name: str) -> bool:
+    """Whether an environment variable is one some engine reads (``VLLM_*``, ``SGLANG_*``)."""
+    return any(name.startswith(prefix) for e in all_engines() for prefix in e.WORDS.env_prefixes)
+
+
 def names_a_value(flag: str, value: str) -> bool:
     """Whether some engine's ``flag`` reads an ALL-CAPS ``value`` as a name for a value."""
     return any(e.names_a_value(flag, value) for e in all_engines())

@@ -72,6 +72,9 @@ class Words:
     launch_looking: str
     #: a regular expression for its image's name on a line (``\\S*vllm/vllm-openai\\S*``)
     image_name: str
+    #: prefixes of the environment variables the engine reads that can change a verdict
+    #: (``VLLM_``): a shell launch's environment keeps them even when the script does not export them
+    env_prefixes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,8 @@ class Engine:
             launch_strings=tuple(words["launch_strings"]), launch_word=words["launch_word"],
             call_words=tuple(words["call_words"]), keyword_classes=frozenset(words["keyword_classes"]),
             keyword_module=words["keyword_module"], python_names=frozenset(words["python_names"]),
-            launch_looking=words["launch_looking"], image_name=images["name"])
+            launch_looking=words["launch_looking"], image_name=images["name"],
+            env_prefixes=tuple(words.get("env_prefixes", ())))
         self._image = re.compile(images["pattern"])
         self._image_entry: str | None = images["entry"] or None
         self._release_path = re.compile(images["release_path"]) if images["release_path"] else None

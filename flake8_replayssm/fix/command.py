@@ -48,7 +48,7 @@ from .writing import Interrupted, NotWritten, WriteRefused, write_fixed
 
 #: codes no fix can make right without a choice only the user can make
 REPORT_ONLY = frozenset({"RSM003", "RSM005", "RSM007", "RSM009", "RSM201", "RSM900",
-                         "RSM303", "RSM304", "RSM306", "RSM307", "RSM308"})
+                         "RSM303", "RSM304", "RSM306", "RSM307", "RSM308", "RSM309"})
 #: why a fix that only --unsafe applies is unsafe, per code
 UNSAFE_WHY = {
     "RSM001": "removing --use-replayssm changes the decode kernel the launch asked for",

@@ -42,6 +42,7 @@ class Settings:
     #: the SGLang release and GPU generation SGLang launches are judged for
     sglang_version: str | None = None
     gpu: str | None = None
+    cuda: str | None = None
     #: local model folders, relative ones resolved against the workspace folder
     model_dirs: tuple[Path, ...] = ()
     extra_models: Mapping[str, str] = field(default_factory=dict)
@@ -56,7 +57,8 @@ class Settings:
         values = {"vllm_version": self.vllm_version, "platform": self.platform, "select": self.select,
                   "ignore": self.ignore, "enable": self.enable, "extra_args": self.extra_args,
                   "extra_models": dict(self.extra_models), "sglang_version": self.sglang_version,
-                  "gpu": self.gpu, "extend_select": self.extend_select, "extend_ignore": self.extend_ignore,
+                  "gpu": self.gpu, "cuda": self.cuda, "extend_select": self.extend_select,
+                  "extend_ignore": self.extend_ignore,
                   "docs_url": self.docs_url}
         out: dict[str, object] = {name: value for name, value in values.items() if value}
         if self.vllm_version:

@@ -10,6 +10,9 @@ Generated facts:
   (a ``bool`` field) or its action takes no argument (``nargs=0``).  argparse's own
   ``--help`` is counted, as the parser has it.  What this cannot see: options added by
   code that computes their names; the committed union is compared to catch that.
+- ``nargs`` / ``list_types``: the options that take other than one word (``nargs="+"``,
+  ``"*"``, ``"?"``, N: written, an action's ``action_kwargs``, or a ``List[X]`` field, which
+  ``add_cli_args_from_dataclass`` makes ``"+"``) and, for those, ``int``/``float`` words.
 - ``radix_archs``: ``_MAMBA_RADIX_CACHE_ARCHS``, the architectures the radix-cache
   resolution also admits by name (``model_arch == "GraniteMoeHybridForCausalLM"``:
   ``radix_by_layer_types``), and the registered ``LinearAttnModelSpec`` architectures with
@@ -90,7 +93,47 @@ def _negated(names: list[str], action: str | None) -> list[str]:
     return ["--no-" + n[2:] for n in names if n.startswith("--")] if action == "BooleanOptionalAction" else []
 
 
-def _literal_options(tree: Tree, actions: _Actions, out: dict, valueless: dict) -> None:
+class _Lists:
+    """What the options that take several words collect: {option: nargs}, {option: word type}."""
+
+    def __init__(self) -> None:
+        self.nargs: dict[str, object] = {}
+        self.types: dict[str, str] = {}
+        self.at: dict[str, str] = {}
+
+    def add(self, names: list[str], nargs: ast.AST | None, word_type: str | None, loc: Loc) -> None:
+        value = nargs.value if isinstance(nargs, ast.Constant) else None
+        if value in (None, 0, 1) or isinstance(value, bool):
+            return
+        for option in names:
+            self.nargs.setdefault(option, value)
+            self.at.setdefault(option, str(loc))
+            if word_type in ("int", "float"):
+                self.types.setdefault(option, word_type)
+
+
+def _unwrap_optional(node: ast.AST) -> ast.AST:
+    """``Optional[X]``, ``Union[X, None]``, ``X | None`` -> ``X`` (arg_utils._unwrap_optional)."""
+    if isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("Optional", "typing.Optional"):
+        return node.slice
+    if isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("Union", "typing.Union") \
+            and isinstance(node.slice, ast.Tuple):
+        rest = [e for e in node.slice.elts if ast.unparse(e) != "None"]
+        return rest[0] if len(rest) == 1 else node
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        rest = [e for e in (node.left, node.right) if ast.unparse(e) != "None"]
+        return rest[0] if len(rest) == 1 else node
+    return node
+
+
+def _list_element(node: ast.AST) -> str | None:
+    """``List[int]`` / ``list[float]`` -> ``"int"`` / ``"float"`` / another name; None: not a list."""
+    if isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("List", "list", "typing.List"):
+        return ast.unparse(node.slice)
+    return None
+
+
+def _literal_options(tree: Tree, actions: _Actions, out: dict, valueless: dict, lists: _Lists) -> None:
     module = tree.parse(SERVER_ARGS)
     for node in ast.walk(module) if module is not None else []:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -107,6 +150,7 @@ def _literal_options(tree: Tree, actions: _Actions, out: dict, valueless: dict) 
             out.setdefault(option, str(Loc(SERVER_ARGS, node.lineno)))
             if no_value:
                 valueless.setdefault(option, str(Loc(SERVER_ARGS, node.lineno)))
+        lists.add(names, nargs, _action_name(keywords.get("type")), Loc(SERVER_ARGS, node.lineno))
 
 
 def _namespace_classes(tree: Tree) -> list[tuple[str, ast.ClassDef]]:
@@ -141,7 +185,7 @@ def _class_with_bases(tree: Tree, path: str, name: str, depth: int = 0) -> list[
     return out
 
 
-def _dataclass_options(tree: Tree, actions: _Actions, out: dict, valueless: dict) -> None:
+def _dataclass_options(tree: Tree, actions: _Actions, out: dict, valueless: dict, lists: _Lists) -> None:
     for path, cls in _namespace_classes(tree):
         for field in astutil.class_fields(cls):
             annotation = field.annotation
@@ -169,18 +213,38 @@ def _dataclass_options(tree: Tree, actions: _Actions, out: dict, valueless: dict
                 out.setdefault(option, str(Loc(path, field.lineno)))
                 if no_value:
                     valueless.setdefault(option, str(Loc(path, field.lineno)))
+            _field_list(names, kind, keywords, lists, Loc(path, field.lineno))
+
+
+def _field_list(names: list[str], kind: ast.AST, keywords: dict[str, ast.AST], lists: _Lists, loc: Loc) -> None:
+    """nargs the way ``add_cli_args_from_dataclass`` derives it: an action's ``action_kwargs``;
+    a ``List[X]`` field without ``type_parser``: ``Arg(nargs=...)`` or ``"+"``; else ``Arg(nargs)``."""
+    if "action" in keywords:
+        extra = keywords.get("action_kwargs")
+        if isinstance(extra, ast.Dict):
+            found = {k.value: v for k, v in zip(extra.keys, extra.values) if isinstance(k, ast.Constant)}
+            lists.add(names, found.get("nargs"), _action_name(found.get("type")), loc)
+        return
+    element = _list_element(_unwrap_optional(kind))
+    if element is not None and "type_parser" not in keywords:
+        lists.add(names, keywords.get("nargs", ast.Constant("+")), element, loc)
+    elif element is None and not ast.unparse(_unwrap_optional(kind)).startswith("Literal"):
+        lists.add(names, keywords.get("nargs"), None, loc)
 
 
 def _options(tree: Tree, facts: Facts) -> None:
     actions = _Actions(tree)
     options: dict[str, str] = {}
     valueless: dict[str, str] = {}
-    _dataclass_options(tree, actions, options, valueless)
-    _literal_options(tree, actions, options, valueless)
+    lists = _Lists()
+    _dataclass_options(tree, actions, options, valueless, lists)
+    _literal_options(tree, actions, options, valueless, lists)
     options.setdefault("--help", "argparse (add_help)")
     valueless.setdefault("--help", "argparse (add_help)")
     facts.add("long_options", sorted(options), SERVER_ARGS, options)
     facts.add("valueless", sorted(valueless), SERVER_ARGS, valueless)
+    facts.add("nargs", dict(sorted(lists.nargs.items())), SERVER_ARGS, lists.at)
+    facts.add("list_types", dict(sorted(lists.types.items())), SERVER_ARGS)
 
 
 # --- architecture sets --------------------------------------------------------------

@@ -8,7 +8,11 @@ Three kinds of place:
 - newest release only (``options.toml``'s option lists, backends, buffer default): they
   describe the newest release the linter knows; an older wheel is compared, not written.
 - union over releases (``sglang_argv.toml``): every long option of any release; a wheel's
-  options are written into the union, and the header's list of releases gains it.
+  options are written into the union, and the header's list of releases gains it.  Beside
+  the lists, two kinds of union tables: ``[argv.nargs]`` / ``[argv.list_types]`` (option ->
+  value, as in the newest release that has the option: a newer release that takes one word
+  again drops it) and ``[argv.since]`` / ``[argv.until]`` (the first / last release of the
+  options not in every release of the union).
 
 Lists whose order carries no meaning are compared as sets; an equal set is never
 rewritten, so regenerating from the same wheels leaves the files byte-identical.
@@ -42,7 +46,7 @@ class Slot:
     key: str
     table: str | None = None  # a fixed table; None: the release's own table
     sub: str | None = None  # a key of an inline table (supported.cuda)
-    scope: str = "release"  # "release", "newest" or "union"
+    scope: str = "release"  # "release", "newest", "union", "union_table" or "range"
     ordered: bool = False
     exclude_options: bool = False  # leave out the options the linter models itself
 
@@ -69,6 +73,10 @@ SLOTS = {
     "sglang": [
         Slot("long_options", "sglang_argv.toml", "long_options", table="argv", scope="union"),
         Slot("valueless", "sglang_argv.toml", "valueless", table="argv", scope="union"),
+        Slot("nargs", "sglang_argv.toml", "nargs", table="argv", scope="union_table"),
+        Slot("list_types", "sglang_argv.toml", "list_types", table="argv", scope="union_table"),
+        Slot("long_options", "sglang_argv.toml", "since", table="argv", scope="range"),
+        Slot("long_options", "sglang_argv.toml", "until", table="argv", scope="range"),
         Slot("radix_archs", "sglang.toml", "radix_archs"),
         Slot("extra_buffer_archs", "sglang.toml", "extra_buffer_archs"),
         Slot("linear_attn_backends", "sglang.toml", "linear_attn_backends", ordered=True),
@@ -176,6 +184,11 @@ def compare(facts: Facts, data: Data, union_exact: list[Facts] | None = None) ->
         extracted = expected(slot, facts, data)
         table = slot.table or 'releases."' + facts.release + '"'
         where = f"{slot.file} [{table}] {slot.key}" + (f".{slot.sub}" if slot.sub else "")
+        if slot.scope in ("union_table", "range"):
+            extracted = _union_table(slot, facts, data, committed, union_exact)
+            if extracted != (committed or {}):
+                out.append(Difference(slot, where, committed or {}, extracted))
+            continue
         if slot.scope == "union":
             members = union_exact or [facts]
             union = sorted({v for f in members for v in expected(slot, f, data)})
@@ -188,6 +201,63 @@ def compare(facts: Facts, data: Data, union_exact: list[Facts] | None = None) ->
         if not same(slot, committed, extracted):
             out.append(Difference(slot, where, committed, extracted))
     return out
+
+
+def _union_table(slot: Slot, facts: Facts, data: Data, committed: object,
+                 union_exact: list[Facts] | None) -> dict[str, object]:
+    """The table a union slot should hold: from every release (``union_exact``), or the
+    committed table with ``facts``'s release laid over it (a release newer than the union's
+    wins; an older one only adds what is missing)."""
+    if union_exact is not None:
+        members = sorted(union_exact, key=lambda f: version_key(f.release))
+        table: dict[str, object] = {}
+        if slot.scope == "range":
+            return _ranges(slot.key, members)
+        for member in members:
+            _lay_over(table, slot, member)
+        return dict(sorted(table.items()))
+    table = dict(committed) if isinstance(committed, dict) else {}
+    known = data.argv_releases()
+    newest = not known or version_key(facts.release) >= version_key(known[-1])
+    if slot.scope == "range":
+        if newest and facts.release not in known:
+            options = set(facts.value("long_options") or [])
+            union = set(data.load(slot.file)["argv"]["long_options"])
+            if slot.key == "since":
+                table.update((o, facts.release) for o in options - union)
+            else:
+                table.update((o, known[-1]) for o in union - options if o not in table)
+                table = {o: r for o, r in table.items() if o not in options}
+        return dict(sorted(table.items()))
+    if newest:
+        _lay_over(table, slot, facts)
+    else:
+        for option, value in dict(facts.value(slot.fact) or {}).items():  # type: ignore[call-overload]
+            table.setdefault(option, value)
+    return dict(sorted(table.items()))
+
+
+def _lay_over(table: dict[str, object], slot: Slot, facts: Facts) -> None:
+    """``facts``'s values replace the table's for every option the release has."""
+    values = dict(facts.value(slot.fact) or {})  # type: ignore[call-overload]
+    for option in facts.value("long_options") or []:  # type: ignore[union-attr]
+        if option in values:
+            table[option] = values[option]
+        else:
+            table.pop(option, None)
+
+
+def _ranges(key: str, members: list[Facts]) -> dict[str, object]:
+    """{option: first release} (``since``) or {option: last release} (``until``) of the options
+    not in every release of ``members`` (oldest first)."""
+    releases = [m.release for m in members]
+    having: dict[str, list[str]] = {}
+    for member in members:
+        for option in member.value("long_options") or []:  # type: ignore[union-attr]
+            having.setdefault(option, []).append(member.release)
+    if key == "since":
+        return {o: rs[0] for o, rs in sorted(having.items()) if rs[0] != releases[0]}
+    return {o: rs[-1] for o, rs in sorted(having.items()) if rs[-1] != releases[-1]}
 
 
 def write(facts_list: list[Facts], data: Data, exact_union: bool = False) -> list[str]:
@@ -210,6 +280,8 @@ def write(facts_list: list[Facts], data: Data, exact_union: bool = False) -> lis
                 _write_release(text(slot.file), slot, facts, data, known, diff.extracted)
             elif slot.scope == "union":
                 text(slot.file).set(slot.table, slot.key, sorted(diff.extracted))
+            elif slot.scope in ("union_table", "range"):
+                text(slot.file).set_table(f"{slot.table}.{slot.key}", diff.extracted)  # type: ignore[arg-type]
             else:
                 text(slot.file).set(slot.table, slot.key, diff.extracted)
             changes.append(f"{diff.where}: {diff.describe()}")

@@ -99,6 +99,24 @@ class TomlText:
             at -= 1
         self.lines[at:at] = rendered
 
+    def set_table(self, header: str, values: dict[str, object]) -> None:
+        """``[header]`` holding exactly ``values`` as ``"key" = value`` lines (sorted), the
+        table added at the end of the file when missing; comments above its keys stay."""
+        lines = [f"{json.dumps(k)} = {_inline(v)}\n" for k, v in sorted(values.items())]
+        span = self.table(header)
+        if span is None:
+            if self.lines and self.lines[-1].strip():
+                self.lines.append("\n")
+            self.lines += [f"[{header}]\n"] + lines
+            return
+        start, end = span
+        while start < end and self.lines[start].lstrip().startswith("#"):
+            start += 1
+        trailing = end
+        while trailing > start and self.lines[trailing - 1].strip() == "":
+            trailing -= 1
+        self.lines[start:trailing] = lines
+
     def add_table(self, header: str, after: tuple[str, ...], keys: list[tuple[str, object]]) -> None:
         """A new ``[header]`` with ``keys``, placed after the last table whose header starts
         with one of ``after`` (trailing comments stay with the table that follows)."""

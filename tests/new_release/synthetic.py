@@ -199,6 +199,7 @@ SGLANG = {
                 parser.add_argument("--old-flag", action=DeprecatedStoreTrueAction)
                 parser.add_argument("--old-const", action=DeprecatedStoreTrueAction, nargs=None)
                 parser.add_argument("--toggle", action=argparse.BooleanOptionalAction)
+                parser.add_argument("--buckets", type=float, nargs="+")
 
         _INPUT_NAMESPACES = [ExecMamba]
     ''',
@@ -225,6 +226,12 @@ SGLANG = {
             tp_size: A[int, Arg(help="TP.", cli_name="--tensor-parallel-size")] = 1
             hidden: A[bool, Arg(help="Not on the CLI.", no_cli=True)] = False
             fast: A[Optional[bool], Arg(help="Toggle.", action=argparse.BooleanOptionalAction)] = None
+            cuda_graph_bs_decode: A[Optional[List[int]], "Batch sizes."] = None
+            adapters: A[Optional[List[str]], Arg(help="Paths.", action=PathsAction,
+                                                  action_kwargs={"type": str, "nargs": "*"})] = None
+            json_list: A[Optional[List[str]], Arg(help="One JSON word.", type_parser=json_list_type)] = None
+            checksum: A[Optional[str], Arg(help="Optional value.", nargs="?", const="")] = None
+            mode: A[Literal["a", "b"], "One of."] = "a"
             _private: int = 0
     ''',
     "sglang/srt/arg_groups/choices.py": '''

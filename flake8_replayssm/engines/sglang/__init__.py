@@ -8,7 +8,8 @@ The same shape as vLLM's (:mod:`..base`):
   ``ServerArgs`` keywords, read into a Launch with ``engine="sglang"``;
 - :mod:`.resolve`: what SGLang derives from a launch on one release and GPU (the
   radix-cache strategy ``auto``, the overlap scheduler, the decode backend);
-- :mod:`.checks`: the release's checks (RSM301-RSM308); :mod:`.form`: the spelling
+- :mod:`.overrides`: the per-model overrides on Blackwell (attention backend, page size);
+- :mod:`.checks`: the release's checks (RSM301-RSM309); :mod:`.form`: the spelling
   codes (RSM104-RSM106) for SGLang flags;
 - :mod:`.target`: which SGLang release a verdict is for; :mod:`.judge`: the verdict;
 - ``data/rules.toml``: the codes' documentation; :mod:`.fixes`: the edits that fix a launch.

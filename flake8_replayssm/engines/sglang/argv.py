@@ -29,12 +29,15 @@ from ...argv import ArgvWalk, is_number, placeholder, splice_config_files
 from ...model import UNKNOWN, UNKNOWN_PART, Entry, Launch, Setting, Word
 from ..base import ConfigReader
 from .knowledge import Knowledge, Option, knowledge
-from .target import sglang_image_release
+from .target import sglang_image_cuda, sglang_image_release
 
 #: ``python -m MODULE`` entry points that start SGLang's server with ServerArgs' parser
 #: (``sglang_router.launch_server`` starts the router and its workers from the same
 #: ServerArgs, plus the router's own options, which the linter skips as unknown flags)
 MODULES = ("sglang.launch_server", "sglang_router.launch_server")
+#: the router's launcher builds ServerArgs from its own parser (sglang-router 0.3.x
+#: launch_server.main): no prepare_server_args, so a --config file is parsed and ignored
+ROUTER = "sglang_router.launch_server"
 
 
 def program_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:
@@ -47,7 +50,8 @@ def program_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry 
 def module_entry(module: str, words: Sequence[Word], i: int, rest: int, env: dict[str, Word]) -> Entry | None:
     """``python -m sglang.launch_server ...`` at ``words[i]``, its arguments from ``rest``."""
     if module in MODULES:
-        return Entry("sglang", "sglang-module", list(words[rest:]), words[i].span, env, label=f"python -m {module}")
+        kind = "sglang-router" if module == ROUTER else "sglang-module"
+        return Entry("sglang", kind, list(words[rest:]), words[i].span, env, label=f"python -m {module}")
     return None
 
 
@@ -97,7 +101,10 @@ class _Parser(ArgvWalk):
         return args[1:]
 
     def expand_config(self, args: list[Word]) -> list[Word]:
-        """Put the words of ``--config FILE`` first, as ConfigArgumentMerger does."""
+        """Put the words of ``--config FILE`` first, as ConfigArgumentMerger does (not for the
+        router's launcher, which never merges the file: its keys do not apply)."""
+        if self.entry.kind == "sglang-router":
+            return args
         configs: list[Word] = []
 
         def words_of(flag: Word, path: Word) -> list[Word] | None:
@@ -232,13 +239,76 @@ class _Parser(ArgvWalk):
         return i + 1 if nxt is not None and nxt.startswith("-") and not is_number(nxt) else i + 2
 
     def unknown_option(self, args: list[Word], i: int, spelling: str, has_inline: bool) -> int:
-        """A flag the linter does not interpret: skip it and, if it takes one, its value."""
-        if has_inline or spelling in self.know.valueless or i + 1 >= len(args):
+        """A flag the linter does not interpret: skip it and the words it takes (argparse's nargs).
+
+        A long option of some release (or a prefix of one) is kept in the history, so that
+        :mod:`.form` judges it per release: ``--cuda-graph-bs`` is an option up to 0.5.19 and
+        an ambiguous prefix of ``--cuda-graph-bs-decode``/``-prefill`` from 0.5.20.
+        """
+        option = self.standing_for(spelling)
+        if option is not None:
+            self.launch.history.append(Setting(option, UNKNOWN, args[i].span, spelling))
+        name = option or spelling
+        if has_inline or name in self.know.valueless:
             return i + 1
-        nxt = args[i + 1]
-        if nxt.text is not None and nxt.text.startswith("-") and not is_number(nxt.text):
-            return i + 1
-        return i + 2
+        nargs = self.know.nargs.get(name, 1)
+        if nargs == 1:  # the next word, unless it is a flag (an unseen word is its value)
+            if i + 1 >= len(args):
+                return i + 1
+            nxt = args[i + 1]
+            return i + 1 if nxt.text is not None and nxt.text.startswith("-") and not is_number(nxt.text) \
+                else i + 2
+        taken = self.list_words(args, i + 1, nargs)
+        least = {"+": 1, "*": 0, "?": 0}.get(nargs, nargs)  # type: ignore[call-overload]
+        if len(taken) < int(least) and not self.unseen_at(args, i + 1 + len(taken)):
+            wanted = "at least one argument" if nargs == "+" else f"{nargs} arguments"
+            self.finding(args[i].span, "RSM106", f"argument {spelling}: expected {wanted}; fix: give it a value")
+        self.check_list_values(name, spelling, taken)
+        return i + 1 + len(taken)
+
+    def standing_for(self, spelling: str) -> str | None:
+        """The long option a ``--word`` names: itself, or the one it is a unique prefix of
+        (among every release's options; :mod:`.form` judges the prefix per release)."""
+        if not spelling.startswith("--"):
+            return None
+        if spelling in self.long_options:
+            return spelling
+        owners = [o for o in self.know.long_options if o.startswith(spelling)]
+        return (owners[0] if len(owners) == 1 else spelling) if owners else None
+
+    def list_words(self, args: list[Word], start: int, nargs: str | int) -> list[Word]:
+        """The words after an option that argparse gives it: up to the next word that looks
+        like an option (or an unseen one, which :meth:`step` reads); at most ``nargs``."""
+        most = {"+": len(args), "*": len(args), "?": 1}.get(nargs, nargs)  # type: ignore[call-overload]
+        taken: list[Word] = []
+        j = start
+        while j < len(args) and len(taken) < int(most):
+            text = args[j].text
+            if text is None or text.startswith("-") and not is_number(text) or self.unseen_at(args, j):
+                break
+            taken.append(args[j])
+            j += 1
+        return taken
+
+    @staticmethod
+    def unseen_at(args: list[Word], j: int) -> bool:
+        """Whether ``args[j]`` is a word the linter cannot read ("$@", ``$BS``, ``<sizes>``)."""
+        if j >= len(args):
+            return False
+        text = args[j].text
+        return args[j].splat or text is None or UNKNOWN_PART in text or placeholder(text) is not None
+
+    def check_list_values(self, option: str, spelling: str, words: list[Word]) -> None:
+        """argparse converts each word of an int/float list option: ``--cuda-graph-bs 1 two``."""
+        kind = self.know.list_types.get(option)
+        convert = {"int": int, "float": float}.get(kind or "")
+        for word in words if convert is not None else ():
+            try:
+                convert(word.text)  # type: ignore[misc]
+            except ValueError:
+                self.finding(word.span, "RSM106", f"argument {spelling}: invalid {kind} value: {word.text!r}; "
+                                                  f"fix: give {kind} values (a list option takes every word "
+                                                  "up to the next flag)")
 
     def set(self, setting: Setting) -> None:
         if setting.name == "model":
@@ -256,6 +326,7 @@ class _Parser(ArgvWalk):
             # `sglang serve "$@"`: the caller's arguments usually hold the model; do not guess
             self.launch.model = Setting("model", UNKNOWN, self.launch.anchor, "")
         self.launch.release_hint = sglang_image_release(self.entry.image, self.know)
+        self.launch.platform_hint = sglang_image_cuda(self.entry.image)  # the CUDA build: a check reads it
 
 
 def names_a_value(flag: str, value: str) -> bool:

@@ -1,10 +1,13 @@
-"""Run an SGLang release's checks (``[[checks]]`` of data/sglang.toml): RSM301-RSM308.
+"""Run an SGLang release's checks (``[[checks]]`` of data/sglang.toml): RSM301-RSM309.
 
 As on the vLLM side (:mod:`flake8_replayssm.validator`), SGLang stops at its first
 failure but the linter reports every code a launch violates, once each: every
 check is evaluated, and the first failing check of each code gives the message.
-Unknown parts of the launch (and an unset GPU) are enumerated as scenarios
-(:mod:`.resolve`), and a code is reported only when it fails in all of them.
+Unknown parts of the launch are enumerated as scenarios (:mod:`.resolve`), and a code is
+reported only when it fails in all of them.  The GPU generation and CUDA version are the
+*target*: when they are not set, the launch is judged on each (Hopper and Blackwell; CUDA
+12 and 13), and a code that fails on some of them only is reported for those, named in
+the message ("[SGLang 0.5.23 on Blackwell]"), as a launch meant to run anywhere must run there.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ...architectures import local_config, resolve_model
 from ...model import UNKNOWN, Finding, Launch, Setting, Span
-from ...validation import Check, first_failures
+from ...validation import MAX_SCENARIOS, Check
 from .knowledge import Knowledge, Release
 from .resolve import Scenario, dimensions_for, scenarios
 
@@ -102,12 +105,12 @@ def as_keywords(fix: str, know: Knowledge) -> str:
     return _FLAG.sub(keyword, fix)
 
 
-def _message(check: Check, scenario: Scenario, release: Release, gpu: str | None, launch: Launch,
+def _message(check: Check, scenario: Scenario, release: Release, target: str, launch: Launch,
              know: Knowledge) -> str:
     facts = scenario.facts
     text = check.message.format(**facts)
     notes = [scenario.notes[name] for name in sorted(check.when.names) if name in scenario.notes]
-    where = f"SGLang {release.version}" + (f" on {_GPU_NAMES[gpu]}" if gpu else "")
+    where = f"SGLang {release.version}" + (f" on {target}" if target else "")
     why = f" ({'; '.join(notes)})" if notes else ""
     fix = check.fix.format(**facts)
     if launch.form == "kwargs":  # the user's form: keywords, not flags (SGLang's own text stays)
@@ -115,19 +118,90 @@ def _message(check: Check, scenario: Scenario, release: Release, gpu: str | None
     return f"{text} [{where}]{why}; fix: {fix}"
 
 
+#: the CUDA versions a launch is judged for when neither a setting nor its image says
+CUDA_VERSIONS = ("12", "13")
+#: "accepted without effect": reported only on the targets where no refusal holds (a message
+#: never says that a launch starts where it does not)
+NO_EFFECT = "RSM308"
+
+
+def _target_text(hits: Sequence[tuple[str, str]], gpus: Sequence[str], cudas: Sequence[str]) -> str:
+    """Where a code fails, said for a message: "Blackwell", "Blackwell with CUDA 12"."""
+    parts = []
+    for gpu in gpus:
+        on = [cuda for g, cuda in hits if g == gpu]
+        if on:
+            parts.append(_GPU_NAMES[gpu] + ("" if len(on) == len(cudas) else
+                                            " with CUDA " + " or ".join(on)))
+    return " and ".join(parts)
+
+
 def run_checks(launch: Launch, options: Mapping[str, Setting], release: Release, gpu: str | None,
-               verdict: ModelVerdict, know: Knowledge) -> list[Finding]:
-    """RSM301-RSM308: the codes that fail in every scenario of the launch."""
+               verdict: ModelVerdict, know: Knowledge, cuda: str | None = None) -> list[Finding]:
+    """RSM301-RSM309: the codes that fail in every scenario of the launch, on every target or,
+    named, on the targets (GPU, CUDA version) where they do."""
     gpus = [gpu] if gpu else ["hopper", "blackwell"]
+    cudas = [cuda] if cuda else list(CUDA_VERSIONS)
+    targets = [(g, c) for g in gpus for c in cudas]
 
     def readings(read: frozenset[str]) -> Iterator[Scenario]:
         return scenarios(launch, options, release, gpus, verdict.architectures, know, vary=dimensions_for(read),
-                         mamba_layers=verdict.mamba_layers)
+                         mamba_layers=verdict.mamba_layers, cudas=cudas)
 
-    failing = first_failures(release.checks, readings, lambda check, scenario: _applies(check, scenario.facts),
-                             lambda scenario: scenario.facts, frozenset({"replay", "spec"}))
-    return [Finding(_flag_span(launch, options, check, scenario.facts), check.code,
-                    _message(check, scenario, release, gpu, launch, know)) for check, scenario in failing]
+    fails = _failures_by_target(release.checks, readings, targets)
+    if NO_EFFECT in fails:  # "starts without effect" only where nothing refuses the launch
+        check, scenario, where = fails[NO_EFFECT]
+        where -= {t for code, (_, _, on) in fails.items() if code != NO_EFFECT for t in on}
+        if not where:
+            del fails[NO_EFFECT]
+    found = []
+    for code, (check, scenario, where) in fails.items():
+        target = (_GPU_NAMES[gpu] if gpu else "") if where == set(targets) else \
+            _target_text(sorted(where, key=targets.index), gpus, cudas)
+        found.append(Finding(_flag_span(launch, options, check, scenario.facts), check.code,
+                             _message(check, scenario, release, target, launch, know)))
+    return found
+
+
+def _failures_by_target(checks: Sequence[Check], readings: Callable[[frozenset[str]], Iterator[Scenario]],
+                        targets: Sequence[tuple[str, str]]) -> dict[str, tuple[Check, Scenario, set[tuple[str, str]]]]:
+    """Per code, its first failing check and scenario, and the targets on which it fails in every
+    scenario (:func:`~flake8_replayssm.validation.first_failures`, per target in one pass: the
+    enumeration of a code stops once every target it can see has a scenario where it passes)."""
+    by_code: dict[str, list[Check]] = {}
+    for check in checks:
+        by_code.setdefault(check.code, []).append(check)
+    out: dict[str, tuple[Check, Scenario, set[tuple[str, str]]]] = {}
+    for code, group in by_code.items():
+        read = frozenset().union(*(c.when.names for c in group)) | {"replay", "spec"}
+        seen = dimensions_for(read)
+        sees_gpu, sees_cuda = "gpu" in seen, "cuda" in seen
+
+        def key(facts: Mapping[str, Any]) -> tuple[str, str]:
+            return (facts["gpu"] if sees_gpu else "*", facts["cuda_version"] if sees_cuda else "*")
+
+        keys = {(g if sees_gpu else "*", c if sees_cuda else "*") for g, c in targets}
+        first: dict[tuple[str, str], tuple[Check, Scenario]] = {}
+        for count, scenario in enumerate(readings(read)):
+            if count >= MAX_SCENARIOS:
+                keys = set()  # give up rather than enumerate without bound
+                break
+            at = key(scenario.facts)
+            if at not in keys:
+                continue
+            check = next((c for c in group if _applies(c, scenario.facts) and c.when(scenario.facts)), None)
+            if check is None:
+                keys.discard(at)
+                if not keys:
+                    break
+            else:
+                first.setdefault(at, (check, scenario))
+        where = {t for t in targets if key({"gpu": t[0], "cuda_version": t[1]}) in keys and
+                 key({"gpu": t[0], "cuda_version": t[1]}) in first}
+        if where:
+            check, scenario = next(first[key({"gpu": t[0], "cuda_version": t[1]})] for t in targets if t in where)
+            out[code] = (check, scenario, where)
+    return out
 
 
 def unresolved_model_finding(launch: Launch, options: Mapping[str, Setting],

@@ -25,7 +25,8 @@ from .knowledge import Knowledge, Release
 #: fields whose existence starts with ReplaySSM (absent from releases before the first)
 REPLAYSSM_FIELDS = frozenset({"enable_linear_replayssm", "linear_replayssm_cache_len",
                               "enable_linear_replayssm_spec"})
-_BACKEND_FIELDS = ("linear_attn_backend", "linear_attn_decode_backend", "linear_attn_verify_backend")
+_BACKEND_FIELDS = ("linear_attn_backend", "linear_attn_decode_backend", "linear_attn_prefill_backend",
+                   "linear_attn_verify_backend")
 
 
 def _available(flag: str, release: Release, know: Knowledge) -> bool:
@@ -36,15 +37,16 @@ def _available(flag: str, release: Release, know: Knowledge) -> bool:
     option = know.by_cli.get(flag)
     if option is not None and option.name in REPLAYSSM_FIELDS:
         return in_range(release.version, know.first_release, None)
-    return True
+    return in_range(release.version, know.option_since.get(flag), know.option_until.get(flag))
 
 
 def _candidates(prefix: str, release: Release, know: Knowledge) -> list[str]:
-    """The long options of ``release`` that a word abbreviates (argparse's allow_abbrev)."""
+    """The long options of ``release`` that a word abbreviates (argparse's allow_abbrev): itself,
+    or every option of the release it is a prefix of (``--cuda-graph-bs`` from 0.5.20)."""
     names = set(know.long_options) | set(know.by_cli)
-    if prefix in names:
-        return [prefix] if _available(prefix, release, know) else []
-    return sorted(o for o in names if o.startswith(prefix) and _available(o, release, know))
+    if prefix in names and _available(prefix, release, know):
+        return [prefix]
+    return sorted(o for o in names if o.startswith(prefix) and o != prefix and _available(o, release, know))
 
 
 def _flag_problem(setting: Setting, release: Release, know: Knowledge) -> Finding | None:
@@ -58,7 +60,7 @@ def _flag_problem(setting: Setting, release: Release, know: Knowledge) -> Findin
         meant = proposal or _closest_name(setting, know)
         return Finding(setting.span, "RSM104", (
             f"{spelling} does not exist in SGLang {version} (argparse rejects it: unrecognized arguments)"
-            + (f"; fix: did you mean {meant}?" if meant else "")))
+            + (f"; fix: did you mean {meant}?" if meant else _range_note(spelling, release, know))))
     if len(matches) > 1:
         return Finding(setting.span, "RSM106", (
             f"argument {spelling}: ambiguous option: could match {', '.join(matches)} [SGLang {version}]; "
@@ -88,6 +90,16 @@ def _missing_message(flag: str, release: Release, know: Knowledge) -> str:
     if info.until and not in_range(version, None, info.until):
         return f"{head}: removed after SGLang {info.until}; fix: write {info.instead}"
     return f"{head}; it is first in SGLang {info.since}"
+
+
+def _range_note(flag: str, release: Release, know: Knowledge) -> str:
+    """When an option of other releases is: ``--cuda-graph-max-bs`` is gone from 0.5.20."""
+    since, until = know.option_since.get(flag), know.option_until.get(flag)
+    if since and not in_range(release.version, since, None):
+        return f"; it is first in SGLang {since}"
+    if until and not in_range(release.version, None, until):
+        return f": removed after SGLang {until}"
+    return ""
 
 
 def _closest_name(setting: Setting, know: Knowledge) -> str | None:
@@ -124,7 +136,7 @@ def _value_problem(setting: Setting, release: Release, know: Knowledge) -> Findi
     if setting.name not in _BACKEND_FIELDS or not isinstance(setting.value, str):
         return None
     value = setting.value
-    if value in release.linear_attn_backends:
+    if value in release.linear_attn_backends or value in know.options[setting.name].extra_choices:
         return None
     later = [r.version for r in sorted(know.releases.values(), key=lambda r: r.key)
              if value in r.linear_attn_backends and r.key > release.key]

@@ -17,7 +17,7 @@ from ...verdicts import Verdict, closed_environment, one_per_code, unseen_note, 
 from . import form
 from .checks import ModelVerdict, model_verdict, run_checks, unresolved_model_finding
 from .knowledge import Knowledge, Release, knowledge
-from .target import resolve_target
+from .target import cuda_version, resolve_target
 
 
 #: the environment variables SGLang's checks read (resolve.py): what an unseen environment could set
@@ -35,10 +35,12 @@ def judge(launch: Launch, config: LintConfig) -> Verdict:
     options = {name: setting for name, setting in launch.options.items()
                if form.accepted(setting, launch, release, know)}
     found: list[Finding] = []
-    checks = closed_environment(launch, lambda it: run_checks(it, options, release, config.gpu, verdict, know),
+    cuda = cuda_version(config.cuda) or cuda_version(launch.platform_hint)
+    checks = closed_environment(launch, lambda it: run_checks(it, options, release, config.gpu, verdict, know,
+                                                              cuda),
                                 ENVIRONMENT, strict=config.extra_args == "open")
     if reading == "closed":
-        checks = _say_what_was_assumed(checks, launch, options, release, config, verdict, know)
+        checks = _say_what_was_assumed(checks, launch, options, release, config, verdict, know, cuda)
     found += checks
     found += form.form_findings(launch, release, know)
     unresolved = unresolved_model_finding(launch, options, verdict)
@@ -52,10 +54,10 @@ def judge(launch: Launch, config: LintConfig) -> Verdict:
 
 def _say_what_was_assumed(findings: list[Finding], launch: Launch, options: Mapping[str, Setting],
                           release: Release, config: LintConfig, verdict: ModelVerdict,
-                          know: Knowledge) -> list[Finding]:
+                          know: Knowledge, cuda: str | None) -> list[Finding]:
     """Findings that hold only because the unseen extra arguments are assumed empty say so."""
     strict = {f.code for f in run_checks(replace(launch, open_ended=True), options, release, config.gpu,
-                                         verdict, know)}
+                                         verdict, know, cuda)}
     note = unseen_note(launch)
     return [f if f.code in strict else replace(f, message=with_note(f.message, note)) for f in findings]
 

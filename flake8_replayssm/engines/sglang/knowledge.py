@@ -4,6 +4,10 @@ Like the vLLM side (:mod:`flake8_replayssm.knowledge`), everything that changes
 from one release to the next is data; this module only types it.  A check
 applies to the releases from its ``since`` to its ``until``, so a release's
 checks are the ones whose range holds it, in the file's (SGLang's) order.
+
+The argv table's ``[argv.nargs_by_release]`` (where a release's nargs differ from the
+newest's) is empty for every known release; the argv walk runs before the release is
+known, so it reads ``[argv.nargs]`` alone, and a test fails when a release starts to differ.
 """
 
 from __future__ import annotations
@@ -12,9 +16,39 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
+from ...conditions import Condition, compile_condition
 from ...data_files import read_data
 from ...validation import Check, check_from_table
 from ...versions import in_range, resolve_extends, version_key
+
+
+@dataclass(frozen=True)
+class OverrideCase:
+    """What one branch of a model override sets (None: leaves it alone)."""
+
+    when: Condition
+    attention_backend: str | None = None
+    #: replaces a written --page-size
+    page_size: int | None = None
+    #: only when --page-size is not written
+    default_page_size: int | None = None
+    #: what --mamba-radix-cache-strategy auto becomes
+    auto_strategy: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelOverride:
+    """A per-model override of SGLang's (``_register_for``) that picks the attention backend and
+    page size on Blackwell when ``--attention-backend`` is not written (``[[model_overrides]]``)."""
+
+    id: str
+    archs: frozenset[str]
+    when: Condition
+    cases: tuple[OverrideCase, ...]
+    #: the values arrive after the no_buffer asserts (only the Mamba radix cache reads them)
+    after_checks: bool = False
+    since: str | None = None
+    until: str | None = None
 
 
 @dataclass(frozen=True)
@@ -29,6 +63,12 @@ class Release:
     radix_archs: frozenset[str]
     extra_buffer_archs: frozenset[str]
     checks: tuple[Check, ...]
+    #: architectures the model loader refuses in this release (no EntryClass, no compatible fallback)
+    unregistered_archs: frozenset[str] = frozenset()
+    #: the model overrides of this release, in SGLang's order
+    overrides: tuple[ModelOverride, ...] = ()
+    #: when SGLang's generic SM100 default for MHA models is trtllm_mha (else flashinfer)
+    sm100_trtllm: Condition | None = None
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -48,6 +88,8 @@ class Option:
     same_as: str | None = None
     keyword_since: str | None = None
     keyword_until: str | None = None
+    #: values accepted besides the release's linear-attn backends (a backend option's own)
+    extra_choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,7 +114,8 @@ class Models:
     effect_unknown: frozenset[str]
     radix_by_layer_types: frozenset[str]
     kimi_decode_override: frozenset[str]
-    blackwell_attention_overrides: frozenset[str]
+    blackwell_attention_unknown: frozenset[str]
+    hybrid_swa: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -91,12 +134,26 @@ class Knowledge:
     valueless: frozenset[str]
     #: every CLI spelling the linter interprets -> its option
     by_cli: Mapping[str, Option]
+    #: argparse's nargs of the options that take other than one word ("+", "*", "?", N)
+    nargs: Mapping[str, str | int]
+    #: the list options whose words argparse converts: option -> "int" or "float"
+    list_types: Mapping[str, str]
+    #: the first / last release of the options that are not in every release
+    option_since: Mapping[str, str]
+    option_until: Mapping[str, str]
 
     @property
     def replayssm_options(self) -> tuple[str, ...]:
         """The ReplaySSM flags (every release's spellings): a near-miss of one is reported with
         "did you mean"."""
         return tuple(flag for flag in self.by_cli if "replayssm" in flag and flag not in self.proposal_names)
+
+    @property
+    def blackwell_override_archs(self) -> frozenset[str]:
+        """Every architecture whose attention backend on Blackwell an override (or the unknown
+        list) decides when ``--attention-backend`` is not written."""
+        archs = {a for r in self.releases.values() for o in r.overrides for a in o.archs}
+        return frozenset(archs) | self.models.blackwell_attention_unknown
 
     @property
     def newest(self) -> Release:
@@ -113,10 +170,19 @@ def _option(name: str, t: Mapping[str, Any]) -> Option:
         same_as=t.get("same_as"),
         keyword_since=t.get("keyword_since"),
         keyword_until=t.get("keyword_until"),
+        extra_choices=tuple(t.get("extra_choices", ())),
     )
 
 
-def _release(version: str, t: Mapping[str, Any], checks: tuple[Check, ...]) -> Release:
+def _override(t: Mapping[str, Any]) -> ModelOverride:
+    cases = tuple(OverrideCase(compile_condition(c["when"]), c.get("attention_backend"), c.get("page_size"),
+                               c.get("default_page_size"), c.get("auto_strategy")) for c in t["cases"])
+    return ModelOverride(t["id"], frozenset(t["archs"]), compile_condition(t["when"]), cases,
+                         bool(t.get("after_checks", False)), t.get("since"), t.get("until"))
+
+
+def _release(version: str, t: Mapping[str, Any], checks: tuple[Check, ...], overrides: tuple[ModelOverride, ...],
+             defaults: tuple[tuple[Condition, str | None, str | None], ...]) -> Release:
     return Release(
         version=version,
         source=t["source"],
@@ -125,7 +191,10 @@ def _release(version: str, t: Mapping[str, Any], checks: tuple[Check, ...]) -> R
         sm100_skips_helion=bool(t["sm100_skips_helion"]),
         radix_archs=frozenset(t["radix_archs"]),
         extra_buffer_archs=frozenset(t["extra_buffer_archs"]),
+        unregistered_archs=frozenset(t.get("unregistered_archs", ())),
         checks=tuple(c for c in checks if in_range(version, c.since, c.until)),
+        overrides=tuple(o for o in overrides if in_range(version, o.since, o.until)),
+        sm100_trtllm=next((c for c, since, until in defaults if in_range(version, since, until)), None),
     )
 
 
@@ -135,6 +204,9 @@ def knowledge() -> Knowledge:
     raw = read_data("engines/sglang/data/sglang.toml")
     argv = read_data("engines/sglang/data/sglang_argv.toml")["argv"]
     checks = tuple(check_from_table(c) for c in raw["checks"])
+    overrides = tuple(_override(t) for t in raw["model_overrides"])
+    defaults = tuple((compile_condition(t["trtllm_mha"]), t.get("since"), t.get("until"))
+                     for t in raw["sm100_default_attention"])
     merged = resolve_extends(raw["releases"], "sglang.toml")
     models = raw["models"]
     options = {name: _option(name, t) for name, t in raw["options"].items()}
@@ -149,7 +221,7 @@ def knowledge() -> Knowledge:
         image=raw["engine"]["image"],
         first_release=raw["engine"]["first_release"],
         positional_model_since=raw["engine"]["positional_model_since"],
-        releases={v: _release(v, t, checks) for v, t in merged.items()},
+        releases={v: _release(v, t, checks, overrides, defaults) for v, t in merged.items()},
         models=Models(
             unresolved_stand_ins=tuple(models["unresolved_stand_ins"]),
             gdn=frozenset(models["gdn"]),
@@ -158,7 +230,8 @@ def knowledge() -> Knowledge:
             effect_unknown=frozenset(models["effect_unknown"]),
             radix_by_layer_types=frozenset(models["radix_by_layer_types"]),
             kimi_decode_override=frozenset(models["kimi_decode_override"]),
-            blackwell_attention_overrides=frozenset(models["blackwell_attention_overrides"]),
+            blackwell_attention_unknown=frozenset(models["blackwell_attention_unknown"]),
+            hybrid_swa=frozenset(models["hybrid_swa"]),
         ),
         options=options,
         spellings=spellings,
@@ -166,4 +239,8 @@ def knowledge() -> Knowledge:
         long_options=tuple(argv["long_options"]),
         valueless=frozenset(argv["valueless"]),
         by_cli=by_cli,
+        nargs=dict(argv.get("nargs", {})),
+        list_types=dict(argv.get("list_types", {})),
+        option_since=dict(argv.get("since", {})),
+        option_until=dict(argv.get("until", {})),
     )

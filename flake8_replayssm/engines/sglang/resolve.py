@@ -15,13 +15,14 @@ of it, and three silent resolutions decide most ReplaySSM verdicts (reference §
   falls back to ``triton``.
 
 Two more things change what the checks see: a PD decode server runs without the radix
-cache (unless ``--disaggregation-decode-enable-radix-cache``), and on Blackwell the
-Nemotron-H and Qwen3-Next families' overrides choose the attention backend and page size
-when ``--attention-backend`` is unset (release-dependent, so taken as unknown there).
+cache unless ``--disaggregation-decode-enable-radix-cache`` turns it back on (even over a
+written ``--disable-radix-cache``), and on Blackwell the models' overrides choose the
+attention backend and page size when ``--attention-backend`` is unset (:mod:`.overrides`).
 
 Where the launch leaves something unknown (a model in a variable, ``"$@"``, an
-unset GPU), each possible value becomes a scenario; a code is reported only when
-it fails in every scenario, so an unknown never causes a finding by itself.
+unset CUDA version), each possible value becomes a scenario; a code is reported only when
+it fails in every scenario, so an unknown never causes a finding by itself.  The GPU and
+CUDA version are the target (:mod:`.checks` judges each and names it).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from ...architectures import architecture_kind
 from ...model import UNKNOWN, Launch, Setting
 from ...validation import choices, combinations, dimension_table, dimensions_of
+from . import overrides
 from .knowledge import Knowledge, Release
 
 _EXTRA = ("extra_buffer", "extra_buffer_lazy")
@@ -59,11 +61,17 @@ FACT_DIMENSIONS = dimension_table("""
     radix_disabled:         architecture decode_radix disaggregation radix_disabled radix_layers
     radix:                  architecture decode_radix disaggregation radix_disabled radix_layers
     strategy_given:         strategy_given
-    strategy:               architecture attention_backend blackwell_override decode_radix disaggregation gpu
+    page_size:              architecture attention_backend blackwell_unknown gpu page_size
+    page_size:              decode_radix disaggregation radix_disabled spec_algorithm strategy_given topk
+    attention_backend:      architecture attention_backend blackwell_unknown gpu page_size
+    attention_backend:      decode_radix disaggregation radix_disabled spec_algorithm strategy_given topk
+    final_page_size:        architecture attention_backend blackwell_unknown gpu page_size
+    final_page_size:        decode_radix disaggregation radix_disabled spec_algorithm strategy_given topk
+    strategy:               architecture attention_backend blackwell_unknown decode_radix disaggregation gpu
     strategy:               linear_backend overlap_off page_size radix_disabled radix_layers strategy_given
-    page_size:              architecture attention_backend blackwell_override gpu page_size
-    attention_backend:      architecture attention_backend blackwell_override gpu
+    strategy:               spec_algorithm topk
     decode:                 architecture decode_given gpu linear_backend ssm_dtype
+    prefill:                linear_backend prefill_given
     disaggregation:         disaggregation
     cache_len:              cache_len
     cache_len_power_of_two: cache_len
@@ -77,10 +85,24 @@ FACT_DIMENSIONS = dimension_table("""
     device:                 device
     effect:                 architecture radix_layers
     gpu:                    gpu
-    extra_buffer:           architecture attention_backend blackwell_override decode_radix disaggregation gpu
+    cuda:                   cuda
+    cuda_version:           cuda
+    extra_buffer:           architecture attention_backend blackwell_unknown decode_radix disaggregation gpu
     extra_buffer:           linear_backend overlap_off page_size radix_disabled radix_layers strategy_given
-    overlap:                architecture attention_backend blackwell_override decode_radix disaggregation gpu
+    extra_buffer:           spec_algorithm topk
+    overlap:                architecture attention_backend blackwell_unknown decode_radix disaggregation gpu
     overlap:                linear_backend overlap_off page_size radix_disabled radix_layers strategy_given
+    overlap:                spec_algorithm topk
+    attention_resolved:     architecture attention_backend blackwell_unknown gpu page_size
+    attention_resolved:     decode_radix disaggregation radix_disabled spec_algorithm strategy_given topk
+    spec_algorithm_shown:   spec_algorithm
+    unregistered:           architecture
+    mamba_state:            architecture radix_layers
+    hybrid_swa:             architecture
+    draft_tokens:           draft_tokens
+    auto_fix:               architecture attention_backend blackwell_unknown decode_radix disaggregation gpu
+    auto_fix:               linear_backend overlap_off page_size radix_disabled radix_layers strategy_given
+    auto_fix:               spec_algorithm topk
 """)
 
 
@@ -125,14 +147,27 @@ def effect_of(architecture: str, radix_layers: bool | None, release: Release, kn
     return "dense"
 
 
+def _mamba_state(architecture: str, radix_layers: bool | None, know: Knowledge) -> bool | None:
+    """Whether the model has Mamba state (SGLang's mambaish_config): the GDN, KDA and Mamba-2 /
+    short-conv hybrids (GraniteMoeHybrid by its layer types); None for the hybrids whose
+    checkpoint decides, False for the rest."""
+    models = know.models
+    if architecture in models.effect_unknown:
+        return None
+    if architecture in models.gdn or architecture in models.kda or architecture in models.no_effect:
+        return radix_layers is not False
+    return False if architecture_kind(architecture) == "transformer" else None
+
+
 def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, gpus: Sequence[str],
               architectures: Sequence[str], know: Knowledge, vary: frozenset[str] | None = None,
-              mamba_layers: bool | None = None) -> Iterator[Scenario]:
+              mamba_layers: bool | None = None, cudas: Sequence[str] = ("12", "13")) -> Iterator[Scenario]:
     """Every concrete reading of ``launch`` on ``release``; ``options`` are those the release accepts.
 
     Only the dimensions in ``vary`` (all when None) take all their values; the others
     keep their first, which is enough for checks that cannot see them.  ``mamba_layers``
-    is what a local config.json says about the model's layer types, if it was read.
+    is what a local config.json says about the model's layer types, if it was read;
+    ``gpus`` and ``cudas`` (CUDA major versions) the targets to read it for.
     """
     def value(name: str) -> Any:
         setting = options.get(name)
@@ -149,8 +184,7 @@ def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, 
     dims: dict[str, list[Any]] = {
         "architecture": list(architectures),
         "radix_layers": [True, False] if mamba_layers is None else [mamba_layers],
-        "blackwell_override": [None, (None, 1), ("trtllm_mha", 64)],
-        "gpu": list(gpus),
+        "blackwell_unknown": [None, (None, 1), ("trtllm_mha", 64)],
         "replay": _bools(value("enable_linear_replayssm")),
         "spec": _bools(value("enable_linear_replayssm_spec")),
         "strategy_given": choices(strategy_value, know.options["mamba_radix_cache_strategy"].choices),
@@ -160,6 +194,7 @@ def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, 
         "page_size": choices(_int(value("page_size")), UNKNOWN_CHOICES["page_size"]),
         "attention_backend": choices(value("attention_backend"), UNKNOWN_CHOICES["attention_backend"]),
         "linear_backend": choices(value("linear_attn_backend"), release.linear_attn_backends),
+        "prefill_given": choices(value("linear_attn_prefill_backend"), (None,) + release.linear_attn_backends),
         "decode_given": choices(value("linear_attn_decode_backend"), (None,) + release.linear_attn_backends),
         "ssm_dtype": choices(value("mamba_ssm_dtype"), UNKNOWN_CHOICES["mamba_ssm_dtype"]),
         "disaggregation": choices(value("disaggregation_mode"), know.options["disaggregation_mode"].choices),
@@ -172,29 +207,37 @@ def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, 
         "spec_algorithm": choices(value("speculative_algorithm"), UNKNOWN_CHOICES["speculative_algorithm"]),
         "verify_backend": choices(value("linear_attn_verify_backend"),
                                   UNKNOWN_CHOICES["linear_attn_verify_backend"]),
+        "draft_tokens": choices(_int(value("speculative_num_draft_tokens")), (None,)),
+        # the target last: it varies fastest, so a code is seen on every target early
+        "gpu": list(gpus),
+        "cuda": list(cudas),
     }
     for d in combinations(dims, vary):
         arch = d["architecture"]
         layered = arch in know.models.radix_by_layer_types
         if not layered and not d["radix_layers"]:
             continue  # the checkpoint's layers matter only for these models
-        if d["blackwell_override"] is not None and not (
-                d["gpu"] == "blackwell" and arch in know.models.blackwell_attention_overrides
+        if d["blackwell_unknown"] is not None and not (
+                d["gpu"] == "blackwell" and arch in know.models.blackwell_attention_unknown
                 and d["attention_backend"] is None):
-            continue  # the model overrides choose the attention backend only there
+            continue  # an unmodelled choice of the attention backend matters only there
         yield _scenario(d, arch, layered, "mamba_radix_cache_strategy" in options, release, know)
 
 
 def _scenario(d: dict[str, Any], arch: str, layered: bool, strategy_written: bool, release: Release,
               know: Knowledge) -> Scenario:
     notes: dict[str, str] = {}
-    if d["blackwell_override"] is not None:
-        d = dict(d, attention_backend=d["blackwell_override"][0], page_size=d["blackwell_override"][1])
     radix_arch = arch in release.radix_archs and (d["radix_layers"] if layered else True)
-    radix_disabled = d["radix_disabled"] or (d["disaggregation"] == "decode" and not d["decode_radix"])
-    d = dict(d, radix_disabled=radix_disabled)
+    # handle_pd_disaggregation: a decode server's radix cache is what
+    # --disaggregation-decode-enable-radix-cache says, whatever --disable-radix-cache says
+    radix_disabled = not d["decode_radix"] if d["disaggregation"] == "decode" else d["radix_disabled"]
+    if d["disaggregation"] == "decode" and d["decode_radix"] and d["radix_disabled"]:
+        notes["radix_disabled"] = notes["radix"] = (
+            "on a PD decode server --disaggregation-decode-enable-radix-cache turns the radix cache back on, "
+            "over --disable-radix-cache")
+    d = overrides.apply(dict(d, radix_disabled=radix_disabled), arch, release, notes)
     radix = radix_arch and not radix_disabled
-    strategy, overlap = _resolve_strategy(d, arch, radix, release, notes, strategy_written)
+    strategy, overlap, auto_fix = _resolve_strategy(d, arch, radix, release, notes, strategy_written)
     decode = _resolve_decode(d, arch, release, know, notes)
     cache_len = d["cache_len"]
     algorithm = d["spec_algorithm"]
@@ -210,6 +253,7 @@ def _scenario(d: dict[str, Any], arch: str, layered: bool, strategy_written: boo
         "extra_buffer": not d["radix_disabled"] and strategy in _EXTRA,
         "overlap": overlap,
         "page_size": d["page_size"],
+        "final_page_size": d["final_page_size"],
         "attention_backend": d["attention_backend"],
         "decode": decode,
         "disaggregation": d["disaggregation"],
@@ -225,28 +269,57 @@ def _scenario(d: dict[str, Any], arch: str, layered: bool, strategy_written: boo
         "device": d["device"],
         "effect": effect_of(arch, d["radix_layers"] if layered else None, release, know),
         "gpu": d["gpu"],
+        "cuda": int(d["cuda"].split(".")[0]),
+        "cuda_version": d["cuda"],
+        "prefill": d["prefill_given"] or d["linear_backend"],
+        "auto_fix": auto_fix,
+        "attention_resolved": d["attention_resolved"],
+        # SGLang has turned NEXTN into EAGLE by the time its unified-memory check prints it
+        "spec_algorithm_shown": "EAGLE" if (algorithm or "").upper() == "NEXTN" else algorithm,
+        "unregistered": arch in release.unregistered_archs,
+        "mamba_state": _mamba_state(arch, d["radix_layers"] if layered else None, know),
+        "hybrid_swa": arch in know.models.hybrid_swa,
+        "draft_tokens": d["draft_tokens"],
     }
     return Scenario(facts, notes)
 
 
+#: what to write when auto resolves to extra_buffer, by the reason it does
+_AUTO_FIX = {
+    "overlap": "add --disable-overlap-schedule (auto then resolves to no_buffer), or --disable-radix-cache",
+    "page": "drop --page-size (auto resolves to extra_buffer with pages above 1), or --disable-radix-cache",
+    "override": "write an --attention-backend (SGLang's Blackwell model override then leaves the page size and "
+                "strategy alone) with --disable-overlap-schedule, or --disable-radix-cache",
+}
+
+
 def _resolve_strategy(d: dict[str, Any], arch: str, radix: bool, release: Release, notes: dict[str, str],
-                      written: bool) -> tuple[str, bool]:
-    """S3 (``_mamba_radix_cache_resolution``): the strategy and whether overlap stays on."""
+                      written: bool) -> tuple[str, bool, str]:
+    """S3 (``_mamba_radix_cache_resolution``): the strategy, whether overlap stays on, and what
+    to write when ``auto`` became ``extra_buffer``."""
     given = d["strategy_given"]
     overlap = not d["overlap_off"]
     if not radix or given != "auto":
         if radix and given == "no_buffer" and overlap:
             notes["overlap"] = ("an explicit no_buffer leaves the overlap scheduler on; only auto turns "
                                 "it off")
-        return given, overlap
-    paging = isinstance(d["page_size"], int) and d["page_size"] > 1
+        return given, overlap, _AUTO_FIX["overlap"]
     shown = "auto" if written else "is not set, and its default auto"
+    if d["auto_strategy"] is not None:  # Nemotron-H's Blackwell override (0.5.19+), with speculative decoding
+        notes["extra_buffer"] = (f"--mamba-radix-cache-strategy {shown} becomes {d['auto_strategy']}: "
+                                 f"{notes.get('attention_backend', 'a Blackwell model override')}, and with "
+                                 "speculative decoding it also sets the strategy")
+        return d["auto_strategy"], overlap, _AUTO_FIX["override"]
+    paging = isinstance(d["page_size"], int) and d["page_size"] > 1
     if (overlap or paging) and arch in release.extra_buffer_archs and d["linear_backend"] == "triton":
         why = "the overlap scheduler is on" if overlap else "--page-size is above 1"
+        fix = "overlap" if overlap else "page"
+        if not overlap and d["override"] and "page_size" in notes:
+            why, fix = f"the page size is above 1 ({notes['page_size']})", "override"
         notes["extra_buffer"] = (f"--mamba-radix-cache-strategy {shown} resolves to extra_buffer for {arch} "
                                  f"because {why}, although SGLang's help calls no_buffer the default")
-        return "extra_buffer", overlap
-    return "no_buffer", False
+        return "extra_buffer", overlap, _AUTO_FIX[fix]
+    return "no_buffer", False, _AUTO_FIX["overlap"]
 
 
 def _resolve_decode(d: dict[str, Any], arch: str, release: Release, know: Knowledge,

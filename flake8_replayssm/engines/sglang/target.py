@@ -22,6 +22,7 @@ from .knowledge import Knowledge, Release
 
 _IMAGE = re.compile(r"(^|/)lmsysorg/sglang$")
 _TAG = re.compile(r"v?(\d+\.\d+\.\d+)(?:\.post\d+)?(?:-[\w.]+)?")
+_CUDA_TAG = re.compile(r"(?:^|-)cu(\d{3})(?:$|-)")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,24 @@ def sglang_image_release(image: str | None, know: Knowledge) -> str | None:
         return None
     match = _TAG.fullmatch(tag)
     return match.group(1) if match else None
+
+
+def sglang_image_cuda(image: str | None) -> str | None:
+    """``lmsysorg/sglang:v0.5.23-cu129`` -> ``cu129``: the CUDA build an image tag names."""
+    if not image:
+        return None
+    name, sep, tag = image.strip().rpartition(":")
+    match = _CUDA_TAG.search(tag) if sep and _IMAGE.search(name.lower()) else None
+    return f"cu{match.group(1)}" if match else None
+
+
+def cuda_version(text: str | None) -> str | None:
+    """The CUDA version of a setting (``12.9``, ``13``) or an image's ``cu129`` (``12.9``)."""
+    text = (text or "").strip()
+    match = re.fullmatch(r"cu(\d\d)(\d)", text)
+    if match:
+        return f"{match.group(1)}.{match.group(2)}"
+    return text if re.fullmatch(r"\d{2}(?:\.\d+)?", text) else None
 
 
 def before_first(version: str, know: Knowledge) -> Release:

@@ -216,7 +216,7 @@ class NestedShells:
         """
         base: dict[str, Var] = {} if away is not None and not away.inherits else self.exported_variables()
         if away is not None and away.inherits:  # a wrapper changed some variables (`env -u V`, `-x V=0`)
-            for name in [k for k, v in base.items() if (v.env or k.startswith("VLLM_")) and k not in away.env]:
+            for name in [k for k, v in base.items() if (v.env or engines.launch_variable(k)) and k not in away.env]:
                 del base[name]
         if away is not None:
             for name, word in away.env.items():
@@ -364,7 +364,7 @@ class CommandReader:
                 before = scope.lookup(name)
                 kind, value, loc, _ = self.assignments.value_of(c)
                 scope.set(name, Var(kind, value, loc, exported=True, env=bool(before and before.env)))
-                if name.startswith("VLLM_") or name in scope.env_names or (before is not None and before.env):
+                if engines.launch_variable(name) or name in scope.env_names or (before is not None and before.env):
                     prefix_env[name] = Word(value.text if kind == "scalar" else None, self.ctx.fmap.span(*loc))
         finally:
             prefix_frame = scope.pop()
@@ -484,14 +484,14 @@ class CommandReader:
                                     ctx.base_dir, files=files))
 
     def environment(self, n: Any) -> dict[str, Word]:
-        """The variables a command runs with that matter to a launch (``VLLM_*`` and the
+        """The variables a command runs with that matter to a launch (an engine's, ``VLLM_*``, and the
         caller's), as words placed where their values are written."""
         env: dict[str, Word] = {}
         scope = self.scope
         span = self.ctx.fmap.span
         command_loc = self.source.node_loc(n)
         for name, v in scope.visible().items():
-            if not (v.env or name in scope.env_names or name.startswith("VLLM_")):
+            if not (v.env or name in scope.env_names or engines.launch_variable(name)):
                 continue
             v = self.ctx.choices.resolve(v)  # type: ignore[assignment]
             if v.kind == "unset":
