@@ -36,6 +36,20 @@ def placeholder(text: str | None) -> str | None:
     return "value" if _PLACEHOLDER.fullmatch(text) else None
 
 
+#: what stands for a part of an image tag no one can read in the file (:func:`image_tag_releases`)
+_UNREAD_TAG = re.compile(r"\x00|\$|\{\{|__RSMTPL_")
+
+
+def image_tag_releases(tag: str) -> str | None:
+    """What an engine image's tag says of its release beyond a version: ``latest`` is the newest
+    release (``latest``); a tag the file leaves to a build argument without a default, an
+    unset variable or a template (``v${VLLM_VERSION}``, ``{{ .Values.tag }}``) may be any
+    release (``all``, :mod:`flake8_replayssm.release_sets`); None otherwise."""
+    if tag.strip().lower() == "latest":
+        return "latest"
+    return "all" if _UNREAD_TAG.search(tag) else None
+
+
 def is_number(text: str) -> bool:
     """Whether argparse reads ``text`` as a (negative) number rather than an option."""
     try:

@@ -1,7 +1,7 @@
 """``replayssm-lint``: check (and fix) vLLM launches in every kind of file.
 
-Exit codes: 0 no findings, 1 findings (or, for ``fix --diff``/``--check``, changes),
-2 usage or configuration error, or an internal error of ours.
+Exit codes: 0 no findings, 1 findings (or, for ``fix --diff``/``--check``, changes; for
+``upgrade``, a launch that breaks), 2 usage or configuration error, or an internal error of ours.
 """
 
 from __future__ import annotations
@@ -281,9 +281,11 @@ def run_explain(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _add_settings_options(p: argparse.ArgumentParser) -> None:
+def _add_settings_options(p: argparse.ArgumentParser, leave_out: frozenset[str] = frozenset()) -> None:
     """One option per setting of the SETTINGS table (validated by that table, like every source)."""
     for key, spec in SETTINGS.items():
+        if key in leave_out:
+            continue
         if spec.switch:  # --respect-gitignore / --no-respect-gitignore
             p.add_argument(f"--{key}", dest=spec.field, default=None, action=argparse.BooleanOptionalAction,
                            help=spec.help)
@@ -355,12 +357,46 @@ def parser() -> argparse.ArgumentParser:
     fix.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
     fix.add_argument("--unsafe", action="store_true", help="also apply unsafe fixes")
     fix.add_argument("--force", action="store_true", help="also write read-only files (their mode is kept)")
+    _add_upgrade_parser(sub)
     server = sub.add_parser("server", help="run the language server for editors (stdio)")
     server.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead of stdio")
     explain = sub.add_parser("explain", help="print a code's documentation (by code or rule name)")
     explain.add_argument("code", nargs="?")
     explain.add_argument("--all", action="store_true", help="list every code")
     return ap
+
+
+def _add_upgrade_parser(sub: Any) -> None:
+    """``upgrade --from OLD --to NEW [--engine sglang]``: the launches whose verdict an upgrade changes."""
+    from .engines import NAMES
+
+    up = sub.add_parser("upgrade", help="list the launches whose verdict changes from one release to another")
+    up.add_argument("--from", dest="old", required=True, metavar="RELEASE", help="the release used now (e.g. 0.31.0)")
+    up.add_argument("--to", dest="new", required=True, metavar="RELEASE", help="the release to move to (e.g. 0.33.0)")
+    up.add_argument("--engine", choices=NAMES, default="vllm",
+                    help="whose releases --from and --to are (default: vllm)")
+    _add_settings_options(up, leave_out=frozenset(f"{name}-version" for name in NAMES))
+    up.add_argument("--output-format", "--format", dest="format", choices=("text", "json", "markdown"),
+                    default="text", help="text (a table; default), json, or markdown (a pull-request comment)")
+    up.add_argument("--exit-zero", action="store_true",
+                    help="exit 0 even when a launch breaks (2 still means an error)")
+
+
+def run_upgrade(ns: argparse.Namespace) -> int:
+    """Exit 1 when a launch gets an error on the new release it did not have on the old one."""
+    from .upgrade import upgrade
+    from .upgrade_report import render
+
+    project.clear_caches()
+    overrides = overrides_of(ns)
+    problems = report_path_problems(ns.paths)
+    report = upgrade([p for p in ns.paths if p not in problems], ns.engine, ns.old, ns.new, overrides)
+    for error in report.errors:
+        say(error)
+    _emit(render(report, ns.format))
+    if report.errors or problems:
+        return 2
+    return 1 if report.breaks and not ns.exit_zero else 0
 
 
 def _never_fail_to_encode() -> None:
@@ -386,6 +422,8 @@ def main(argv: Iterable[str] | None = None) -> int:
             return run_check(ns)
         if ns.command == "explain":
             return run_explain(ns)
+        if ns.command == "upgrade":
+            return run_upgrade(ns)
         if ns.command == "fix":
             from .fix.command import run_fix
 

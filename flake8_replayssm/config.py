@@ -20,6 +20,8 @@ PLATFORMS = ("cuda", "rocm", "xpu")
 #: "closed" assumes they add nothing that changes the verdict (DESIGN.md, "judge what is
 #: written"); "open" assumes they may hold any option, so no finding depends on them
 EXTRA_ARGS_MODES = ("closed", "open")
+#: how a range of releases is judged: every known release it admits, or only the newest
+RANGE_READINGS = ("all", "newest")
 #: the GPU generation SGLang launches are judged for; unset: each (a code is reported for the ones it
 #: holds on, which the message names)
 GPUS = ("hopper", "blackwell")
@@ -72,6 +74,9 @@ class LintConfig:
     respect_gitignore: bool = True
     #: each code's documentation page ({code} is the code), for SARIF helpUri and LSP codeDescription
     docs_url: str = DEFAULT_DOCS_URL
+    #: how a range the project or the file gives (``vllm>=0.30``, an image tag from an ``ARG``
+    #: without a default) is judged: "all" its known releases, or only the "newest" (RANGE_READINGS)
+    ranges: str = "all"
 
     def is_enabled(self, code: str) -> bool:
         """flake8-like: the longest matching prefix of select/ignore wins."""

@@ -25,6 +25,11 @@ language server's log, the flake8 plugin's messages) uses one of these functions
 - :func:`diff_path`: a path in a ``---``/``+++`` header, quoted the way git quotes
   it (``"a/x\\ny"``, understood by ``git apply`` and GNU patch), so a file name cannot
   forge a header.
+- :func:`markdown_code` / :func:`markdown_fence`: text from files in a Markdown comment (the
+  ``upgrade`` report for a pull request): inline, an HTML ``<code>`` element whose every ASCII
+  punctuation character is a numeric entity (no emphasis, link, table cell, HTML tag, math or
+  ``@mention`` can come of it: GitHub links no mention inside ``code``); a block, a fence longer
+  than any run of backticks in it, each line in the display form.
 - :class:`EscapingFormatter`: log records of the language server, one line each.
 
 Backslashes are not doubled: a file literally named ``a\\nb`` and one with a newline
@@ -145,6 +150,32 @@ def diff_path(path: str) -> str:
     if all(0x20 <= b < 0x7F and b not in (0x22, 0x5C) for b in raw):
         return path
     return '"' + "".join(_C_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw) + '"'
+
+
+# ---------------------------------------------------------------------------
+# Markdown (a pull-request comment)
+# ---------------------------------------------------------------------------
+
+_MARKDOWN_SPECIAL = re.compile(r"[!-/:-@\[-`{-~]")  # every ASCII punctuation character
+
+
+def markdown_code(text: str) -> str:
+    """``text`` as inline code in Markdown that nothing in it can break out of: the display form
+    (one line), every ASCII punctuation character as a numeric entity (``|`` cannot split a
+    table cell, ``<`` open a tag, ``*`` or ``[`` format, ``$`` start math), inside ``<code>``
+    (GitHub makes no ``@mention``, link or emoji inside it)."""
+    return "<code>" + _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group())};", shown(text)) + "</code>"
+
+
+def markdown_fence(text: str, info: str = "") -> str:
+    """``text`` as a fenced code block: each line in the display form, the fence longer than any
+    run of backticks in it (so no line closes it early)."""
+    lines = [shown(part) for part in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    longest = max((len(run) for run in re.findall(r"`+", "\n".join(lines))), default=0)
+    fence = "`" * max(3, longest + 1)
+    return "\n".join([fence + info, *lines, fence]) + "\n"
 
 
 # ---------------------------------------------------------------------------

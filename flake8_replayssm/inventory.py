@@ -39,12 +39,16 @@ class LaunchNote:
     readings: int = 1
     #: the engine whose release ``release`` is (flake8_replayssm.engines.NAMES)
     engine: str = "vllm"
+    #: every release the launch was judged for, oldest first (one, or a set), and how text names them
+    releases: tuple[str, ...] = ()
+    judged_for: str = ""
 
     def as_dict(self, path: str) -> dict[str, object]:
         item: dict[str, object] = {
             "path": path, "line": self.line, "column": self.col + 1, "launch": self.label,
             "model": self.model, "vllm_version": self.release, "vllm_version_reason": self.release_reason,
-            "codes": self.codes, "assumed": self.assumed, "readings": self.readings, "engine": self.engine}
+            "codes": self.codes, "assumed": self.assumed, "readings": self.readings, "engine": self.engine,
+            "releases": list(self.releases)}
         if self.cell is not None:
             item["cell"] = self.cell
         return item
@@ -53,7 +57,7 @@ class LaunchNote:
         where = f"{path}:" + (f"cell {self.cell}:" if self.cell is not None else "") + f"{self.line}:{self.col + 1}"
         codes = ", ".join(self.codes) if self.codes else "clean"
         parts = [f"{where}: launch {self.label}: {codes}; model {self.model}; "
-                 f"{engines.title(self.engine)} {self.release} ({self.release_reason})"]
+                 f"{engines.title(self.engine)} {self.judged_for or self.release} ({self.release_reason})"]
         if self.readings > 1:
             parts.append(f"read {self.readings} ways (a variable with several values)")
         parts += [f"assuming {a}" for a in self.assumed]
@@ -96,7 +100,8 @@ def launch_notes(verdicts: Sequence[Verdict], reported: Sequence[tuple]) -> list
         assumed = [f"{u} adds no ReplaySSM option" for u in launch.unseen] if verdict.extra_args == "closed" else []
         note = LaunchNote(launch.anchor.line, launch.anchor.col, launch.anchor.cell,
                           launch.label or launch.entry, shown, verdict.target.name, verdict.target.reason,
-                          sorted({f.code for f in findings}), assumed, engine=launch.engine)
+                          sorted({f.code for f in findings}), assumed, engine=launch.engine,
+                          releases=verdict.releases, judged_for=verdict.judged_for)
         if launch.group is not None:
             groups[launch.group] = note
         notes.append(note)

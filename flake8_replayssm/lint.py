@@ -439,7 +439,8 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
         try:
             from .judging import judge  # the rules and their data: only for texts that need judging
 
-            verdicts = [judge(launch, config) for launch in launches_in(text, kind, path=path)]
+            verdicts = [judge(launch, config) for launch in _with_install_pins(launches_in(text, kind, path=path),
+                                                                               text)]
         except NotChecked as exc:
             verdicts, whole = [], exc
         except RecursionError:
@@ -465,7 +466,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     findings.sort(key=lambda f: f.sort_key)
     with confined_to(root):  # the note resolves the model again: under the same confinement
         notes = [f"{path or '-'}:{v.launch.anchor.line}: {v.launch.label or v.launch.entry} judged for "
-                 f"{engines.title(v.launch.engine)} {v.target.name} ({v.target.reason}); "
+                 f"{engines.title(v.launch.engine)} {v.judged_for} ({v.target.reason}); "
                  f"{_model_note(v, config)}"
                  for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
     result = FileResult(verdicts, findings, notes=notes, path=path or "")
@@ -495,14 +496,32 @@ def _candidate_lines(text: str, kind: str) -> list[tuple[int | None, int, str]]:
     return [(None, k + 1, line) for k, line in enumerate(text.split("\n"))]
 
 
+def _with_install_pins(launches: list[Launch], text: str) -> list[Launch]:
+    """The launches, each knowing the releases its file installs (``pip install vllm==X``)."""
+    if not launches or "install" not in text:
+        return launches
+    from .install_pins import install_pins
+
+    pins: dict[str, list[tuple[str, str]]] = {}
+    for launch in launches:
+        package = engines.get(launch.engine).PACKAGE
+        if package not in pins:
+            pins[package] = install_pins(text, package)
+        if pins[package]:
+            launch.file_pins = {**launch.file_pins, package: pins[package]}
+    return launches
+
+
 def _held_by_every_reading(verdicts: list[Verdict]) -> list[tuple[Finding, ...]]:
     """The findings to report of each verdict.
 
     Launches of one group are one written launch read with each value a variable may
     take (an ``if``/``else``, a ``case``, ``a if c else b``): a code is reported once,
     where its first reading has it, and only if every reading has it (DESIGN.md: a
-    finite set of values is that set).
+    finite set of values is that set), on each release of a set of releases.
     """
+    from .verdicts import common_to_readings
+
     groups: dict[int, list[Verdict]] = {}
     for verdict in verdicts:
         if verdict.launch.group is not None:
@@ -515,8 +534,8 @@ def _held_by_every_reading(verdicts: list[Verdict]) -> list[tuple[Finding, ...]]
         elif members[0] is not verdict:
             out.append(())
         else:
-            common = set.intersection(*({f.code for f in m.findings} for m in members))
-            out.append(tuple(f for f in verdict.findings if f.code in common))
+            engine = engines.get(verdict.launch.engine)
+            out.append(common_to_readings(members, engine.TITLE, engine.releases() if verdict.by_release else ()))
     return out
 
 

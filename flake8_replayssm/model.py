@@ -10,7 +10,7 @@ return :class:`Finding` objects.  Nothing here knows about a file format.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 
@@ -152,8 +152,12 @@ class Launch:
     history: list[Setting] = field(default_factory=list)
     #: `key: false` entries of a --config YAML file, which vLLM may drop (RSM102)
     yaml_false: list[Setting] = field(default_factory=list)
-    #: a vLLM release pinned next to the launch (a ``vllm/vllm-openai:vX.Y.Z`` image)
+    #: a vLLM release pinned next to the launch (a ``vllm/vllm-openai:vX.Y.Z`` image): a version,
+    #: ``latest``, or ``all`` for a tag the file leaves to a build argument (:mod:`.release_sets`)
     release_hint: str | None = None
+    #: per distribution (``vllm``), the releases the same file installs: (spec, where) pairs
+    #: (:func:`flake8_replayssm.install_pins.install_pins`)
+    file_pins: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     #: the platform the launch's image runs on (``vllm/vllm-openai-rocm``), if it says
     platform_hint: str | None = None
     #: where the launch was written, for messages (``"vllm serve"``, ``"LLM(...)"``)
@@ -196,9 +200,12 @@ class Finding:
     release_reason: str = ""
     #: whose release ``release`` is: "vllm" or "sglang"
     engine: str = "vllm"
+    #: every release of the judged set the finding holds on, oldest first (``release`` is the
+    #: one whose message it carries: the newest of them at its place)
+    releases: tuple[str, ...] = ()
 
     def with_path(self, path: str) -> Finding:
-        return Finding(self.span, self.code, self.message, path, self.release, self.release_reason, self.engine)
+        return replace(self, path=path)
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:

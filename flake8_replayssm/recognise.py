@@ -18,7 +18,7 @@ from . import config_files, engines
 from .argv import exits_before_launch
 from .containers import CONTAINER_RUNTIMES, read_container
 from .engines.base import ConfigReader
-from .model import UNKNOWN_PART, Command, Entry, Launch, Word
+from .model import UNKNOWN_PART, Command, Entry, Launch, Word, readable
 from .wrappers import ENV_ASSIGNMENT, WrapperEnv, after_wrapper, not_launchers, wrappers
 
 PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
@@ -174,7 +174,7 @@ def _container_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Ent
     if role is not None and role.entry is not None and box.entrypoint is None \
             and not (args and starts_program(args[0].text)):
         entry = Entry(role.engine, role.entry, args, image.span, box.env, image=image.text,
-                      label=f"{basename(words[i].text)} run {image.text}")
+                      label=f"{basename(words[i].text)} run {readable(image.text)}")
     else:
         found = find_entry(args, box.env)
         if found is None:
@@ -247,7 +247,7 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
         if role is None or role.entry is None:
             return None  # an image without a serving entrypoint for bare arguments
         entry = Entry(role.engine, role.entry, list(command.words), command.words[0].span, dict(command.env),
-                      image=command.image, label=f"{command.image} entrypoint")
+                      image=command.image, label=f"{readable(command.image)} entrypoint")
     elif command.image is not None and not command.words:
         return None
     else:

@@ -79,6 +79,7 @@ def as_json(findings: Sequence[Finding]) -> str:
             "end_line": f.span.end_line, "end_column": f.span.end_col + 1,
             "code": f.code, "severity": severity(f.code), "message": f.message,
             "vllm_version": f.release, "vllm_version_reason": f.release_reason, "engine": f.engine,
+            "releases": list(f.releases),
         }
         if f.span.cell is not None:
             item["cell"] = f.span.cell
@@ -179,7 +180,7 @@ def sarif(findings: Sequence[Finding], rules: Iterable[Rule], base: str | None =
         line, col = in_notebooks.get((f.path, f.span.cell, f.span.line, f.span.col), (None, None)) \
             if f.span.cell is not None else (f.span.line, f.span.col)
         properties: dict[str, object] = {"vllmVersion": f.release, "vllmVersionReason": f.release_reason,
-                                         "engine": f.engine}
+                                         "engine": f.engine, "releases": list(f.releases)}
         if f.span.cell is not None:
             properties.update(cell=f.span.cell, cellLine=f.span.line, cellColumn=f.span.col + 1)
         if line is None:  # a notebook we could not map back: the cell is still in the properties

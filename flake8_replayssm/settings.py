@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .config import EXTRA_ARGS_MODES, GPUS, PLATFORMS, ConfigError, LintConfig, split_codes
-from .versions import is_version
+from .config import EXTRA_ARGS_MODES, GPUS, PLATFORMS, RANGE_READINGS, ConfigError, LintConfig, split_codes
+from .release_sets import is_spec
 
 
 def _text(value: Any) -> str:
@@ -24,23 +24,21 @@ def _text(value: Any) -> str:
     return value.strip()
 
 
-def _version(value: Any, root: Path) -> str:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        raise ValueError("a TOML number, not text (0.30 would read as 0.3): quote it, "
-                         "e.g. vllm-version = \"0.30.0\"")
-    text = _text(value)
-    if not is_version(text):
-        raise ValueError("not a vLLM version (expected e.g. 0.33.0)")
-    return text
-
-
-def _sglang_version(value: Any, root: Path) -> str:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        raise ValueError("a TOML number, not text: quote it, e.g. sglang-version = \"0.5.23\"")
-    text = _text(value)
-    if not is_version(text):
-        raise ValueError("not an SGLang version (expected e.g. 0.5.23)")
-    return text
+def _releases(engine: str, example: str, later: str) -> Callable[[Any, Path], str]:
+    """A release or a set of releases (:mod:`.release_sets`): ``0.33.0``, ``0.30.0,0.33.0``,
+    ``>=0.30``, ``all``, ``latest``; a TOML number is refused (``0.30`` would read as ``0.3``)."""
+    def read(value: Any, root: Path) -> str:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raise ValueError(f"a TOML number, not text (0.30 would read as 0.3): quote it, "
+                             f"e.g. {engine.lower()}-version = \"{example}\"")
+        if isinstance(value, (list, tuple)) and value and all(isinstance(item, str) for item in value):
+            value = ",".join(value)  # a TOML list of releases
+        text = _text(value)
+        if not is_spec(text):
+            raise ValueError(f"not {engine} version or set of releases (expected e.g. {example}, "
+                             f"{later},{example}, '>={later}', all or latest)")
+        return text
+    return read
 
 
 def _cuda_version(value: Any, root: Path) -> str:
@@ -185,8 +183,9 @@ class Key:
 
 
 SETTINGS: dict[str, Key] = {
-    "vllm-version": Key("vllm_version", _version, "vLLM release to judge for (default: image tag, pins, "
-                                                  "installed, newest)"),
+    "vllm-version": Key("vllm_version", _releases("a vLLM", "0.33.0", "0.30.0"),
+                        "vLLM release(s) to judge for: 0.33.0, a list 0.30.0,0.33.0, a range '>=0.30', all or "
+                        "latest (default: image tag, install command, pins, installed, newest)"),
     "platform": Key("platform", _one_of(PLATFORMS), f"platform vLLM runs on: {', '.join(PLATFORMS)} "
                                                     "(default: cuda)"),
     "select": Key("select", _codes, "codes or prefixes to report (default: RSM)"),
@@ -197,8 +196,12 @@ SETTINGS: dict[str, Key] = {
     "extra-args": Key("extra_args", _one_of(EXTRA_ARGS_MODES),
                       "unseen extra arguments (\"$@\", $EXTRA_ARGS, **kwargs): 'closed' (default) assumes "
                       "they add no ReplaySSM option; 'open' reports nothing that depends on them"),
-    "sglang-version": Key("sglang_version", _sglang_version, "SGLang release to judge SGLang launches for "
-                                                             "(default: image tag, pins, installed, newest)"),
+    "sglang-version": Key("sglang_version", _releases("an SGLang", "0.5.23", "0.5.20"),
+                          "SGLang release(s) to judge SGLang launches for, in the forms of --vllm-version "
+                          "(default: image tag, install command, pins, installed, newest)"),
+    "ranges": Key("ranges", _one_of(RANGE_READINGS),
+                  "how a range of releases (vllm>=0.30 in a pin, an image tag an ARG without default leaves "
+                  "open) is judged: all (every known release it admits; default) or newest"),
     "gpu": Key("gpu", _one_of(GPUS), "GPU generation SGLang launches run on: hopper, blackwell (default: "
                                      "judged for each; a code that holds on one only names it)"),
     "cuda": Key("cuda", _cuda_version, "CUDA version SGLang launches run with, e.g. 12.9 or 13 (default: the "

@@ -16,9 +16,10 @@ import re
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import Sequence
 
 from .files import MAX_SOURCE_BYTES, read_bounded
+from .release_sets import CLAUSE, admits_all, exact_pin, how_admitted, releases_of
 from .unchecked import NotChecked
 from .versions import normalize_version, version_key
 
@@ -27,52 +28,26 @@ _PIN = r"""(?ix)
     (?:^|[\s"'\[,]){package}\s*(?:\[[^\]]*\])?\s*
     (?P<spec>(?:===|==|~=|!=|<=|>=|<|>)\s*v?[0-9][0-9a-z.*+!]*
              (?:\s*,\s*(?:===|==|~=|!=|<=|>=|<|>)\s*v?[0-9][0-9a-z.*+!]*)*)"""
-_CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*v?([0-9][0-9a-z.*+!]*)", re.I)
 _LOCK_BLOCK = r'(?m)^name\s*=\s*"{package}"\s*\nversion\s*=\s*"([^"]+)"'
 PIN_FILES = ("requirements.txt", "requirements.in", "requirements-serve.txt", "constraints.txt",
              "pyproject.toml", "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
 
 
-def _allows(op: str, wanted: str, version: tuple[int, ...]) -> bool:
-    """Whether one PEP 440 clause admits ``version`` (a release's key)."""
-    if wanted.endswith(".*"):
-        prefix = version_key(wanted[:-2])
-        inside = version[:len(prefix)] == prefix
-        return inside if op in ("==", "===") else not inside if op == "!=" else False
-    key = version_key(normalize_version(wanted))
-    if op == "~=":  # compatible release: >= X.Y.Z and the same X.Y (or X for ~=X.Y)
-        depth = max(1, len(wanted.split(".")) - 1)
-        return version >= key and version[:depth] == key[:depth]
-    return {"==": version == key, "===": version == key, "!=": version != key, "<": version < key,
-            "<=": version <= key, ">": version > key, ">=": version >= key}[op]
-
-
-def pinned_version(spec: str, known: Iterable[str]) -> tuple[str, str] | None:
-    """(version, how) for a specifier: an exact pin is that version (known or not); a range is
-    the newest of the ``known`` releases it admits (``vllm>=0.28,<0.30`` -> 0.29.0); None when
-    it admits none of them."""
-    clauses = _CLAUSE.findall(spec)
-    if len(clauses) == 1 and clauses[0][0] in ("==", "===") and "*" not in clauses[0][1]:
-        return normalize_version(clauses[0][1]), "pinned"
-    admitted = [v for v in known if all(_allows(op, want, version_key(v)) for op, want in clauses)]
-    if not admitted:
-        return None
-    return max(admitted, key=version_key), "the newest release it admits"
-
-
 @lru_cache(maxsize=64)
-def project_pin(root: Path | None, package: str, known: tuple[str, ...]) -> tuple[str, str] | None:
-    """(version, reason) of the project's ``package`` requirement, if its files agree on one.
+def project_pin(root: Path | None, package: str, known: tuple[str, ...]) -> tuple[tuple[str, ...], str] | None:
+    """(versions, reason) the project's ``package`` requirements admit together, if any.
 
     ``package`` is an engine's distribution (``vllm``); ``known`` its releases this tool
-    knows.  An exact pin (``vllm==0.28.0``, ``vllm[audio]==0.28.0``, a lock file's block) is
-    that version; a range (``vllm>=0.28,<0.29``) the newest known release it admits.
+    knows, oldest first.  Every requirement found must hold, as pip resolves them: an exact
+    pin (``vllm==0.28.0``, ``vllm[audio]==0.28.0``, a lock file's block) admits that version,
+    a range (``vllm>=0.28,<0.30``) the known releases inside it; files that contradict each
+    other pin nothing.
     """
     if root is None:
         return None
     pin = re.compile(_PIN.replace("{package}", re.escape(package)))
     lock_block = re.compile(_LOCK_BLOCK.replace("{package}", re.escape(package)))
-    found: dict[str, str] = {}
+    found: list[tuple[list[tuple[str, str]], str]] = []  # (clauses, where they were written)
     for name in PIN_FILES:
         path = root / name
         try:  # regular files only, bounded: a FIFO or /dev/zero named like a pin file is skipped
@@ -81,18 +56,22 @@ def project_pin(root: Path | None, package: str, known: tuple[str, ...]) -> tupl
             continue
         for match in pin.finditer(text):
             spec = re.sub(r"\s+", "", match.group("spec"))
-            pinned = pinned_version(spec, known)
-            if pinned is not None:
-                version, how = pinned
-                found.setdefault(version, f"{package}{spec} pinned in {name}" if how == "pinned"
-                                 else f"{package}{spec} in {name} ({how})")
+            clauses = CLAUSE.findall(spec)
+            found.append((clauses, f"{package}{spec} {'pinned ' if exact_pin(clauses) else ''}in {name}"))
         for match in lock_block.finditer(text):
             version = normalize_version(match.group(1))
-            found.setdefault(version, f"{package}=={version} pinned in {name}")
-    if len(found) != 1:
+            found.append(([("==", version)], f"{package}=={version} pinned in {name}"))
+    if not found:
         return None
-    version, reason = next(iter(found.items()))
-    return version, reason
+    exact = {pinned for clauses, _ in found if (pinned := exact_pin(clauses)) is not None}
+    pool = exact if exact else known  # an exact pin of a release this tool does not know counts too
+    versions = tuple(sorted((v for v in pool if all(admits_all(c, v) for c, _ in found)), key=version_key))
+    if not versions:
+        return None
+    wheres = " and ".join(dict.fromkeys(where for _, where in found))
+    if exact:
+        return versions, wheres
+    return versions, f"{wheres} (every known release {'it admits' if len(found) == 1 else 'they admit'})"
 
 
 @lru_cache(maxsize=8)
@@ -132,18 +111,37 @@ def _metadata_on_path(package: str) -> bool:
     return False
 
 
-def candidates(hint: str | None, package: str, known: tuple[str, ...],
-               root: Path | None) -> list[tuple[str, str]]:
-    """(version, reason) of every source that names the release, strongest first, after the
-    explicit option: the image tag next to the launch (``hint``), the project's pin, the
-    installed distribution."""
-    found = []
+def candidates(hint: str | None, package: str, known: tuple[str, ...], root: Path | None, *,
+               in_file: Sequence[tuple[str, str]] = (), ranges: str = "all") -> list[tuple[tuple[str, ...], str]]:
+    """(versions, reason) of every source that names the release(s), strongest first, after the
+    explicit option: the image tag next to the launch (``hint``: a version, ``latest``, or
+    ``all`` for a tag the file leaves to a build argument), an install command in the same
+    file (``in_file``: (spec, where) pairs, :mod:`.install_pins`), the project's pins, the
+    installed distribution.  ``known`` is oldest first; with ``ranges = "newest"`` a range is
+    only the newest release it admits."""
+    found: list[tuple[tuple[str, ...], str]] = []
     if hint:
-        found.append((hint, f"image tag v{hint} next to the launch"))
+        versions = releases_of(hint, known)
+        if hint == "all":
+            reason = "an image tag next to the launch that the file leaves to a build argument or variable " \
+                     "(every known release)"
+        else:
+            how = how_admitted(hint)
+            reason = f"image tag {hint if how else 'v' + hint} next to the launch" + (f" ({how})" if how else "")
+        found.append((versions, reason))
+    if in_file:
+        versions = tuple(sorted({v for spec, _ in in_file for v in releases_of(spec, known)}, key=version_key))
+        wheres = " and ".join(where for _, where in in_file)
+        how = "; ".join(dict.fromkeys(h for spec, _ in in_file if (h := how_admitted(spec))))
+        found.append((versions, wheres + (f" ({how})" if how else "")))
     pin = project_pin(root, package, known)
     if pin:
         found.append(pin)
     installed = installed_version(package)
     if installed:
-        found.append((installed, f"installed {package} {installed}"))
-    return found
+        found.append(((normalize_version(installed),), f"installed {package} {installed}"))
+    out = [(versions, reason) for versions, reason in found if versions]
+    if ranges == "newest":
+        out = [(versions[-1:], reason + ("; the newest of them" if len(versions) > 1 else ""))
+               for versions, reason in out]
+    return out

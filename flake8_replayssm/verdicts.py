@@ -10,9 +10,11 @@ finding carries when it holds only if the unseen extra arguments add nothing
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from .model import Finding, Launch, readable
+from .release_sets import label
+from .versions import version_key
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,95 @@ class Verdict:
     architectures: tuple[str, ...] = ()
     #: how the unseen extra arguments were read: "" (there are none), "closed" or "open"
     extra_args: str = ""
+    #: judged for a set of releases: each release's own part, oldest first, as (target,
+    #: findings); ``target`` is then the newest and ``findings`` merged (:func:`over_releases`)
+    by_release: tuple[tuple[Any, tuple[Finding, ...]], ...] = ()
+    #: how messages name the whole set (``0.30.0–0.33.0``); "" for one release
+    set_label: str = ""
+
+    @property
+    def judged_for(self) -> str:
+        """The release, or the set of releases, the launch was judged for."""
+        return self.set_label or self.target.name
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        return tuple(target.name for target, _ in self.by_release) or (self.target.name,)
+
+    def for_release(self, name: str) -> Verdict:
+        """The verdict of one release of the set (itself, when it was judged for one)."""
+        for target, findings in self.by_release:
+            if target.name == name:
+                return replace(self, target=target, findings=findings, by_release=(), set_label="")
+        return self
+
+    def release_to_fix(self, findings: Sequence[Finding]) -> tuple[Verdict, list[Finding]]:
+        """The verdict and findings the fix planner works on for a launch judged for a set of
+        releases: those of the oldest release where one of ``findings``' codes holds (the fixes
+        of an old release pin what it needs and newer ones mostly accept; a newer release still
+        refused is planned in the next round, and a round that makes another release refuse the
+        launch is left out: :func:`flake8_replayssm.fix.codemod.fix_text`).  Judged for one
+        release, the verdict and ``findings`` themselves."""
+        if not self.by_release:
+            return self, list(findings)
+        codes = {f.code for f in findings}
+        for target, found in self.by_release:
+            mine = [f for f in found if f.code in codes]
+            if mine:
+                return self.for_release(target.name), mine
+        return self, []
+
+
+def over_releases(parts: Sequence[tuple[Any, Sequence[Finding]]], title: str,
+                  known: Sequence[str]) -> list[Finding]:
+    """One finding per code of a launch judged for each release of a set (``parts``: each
+    target with its findings, one per code already), saying on which releases it holds.
+
+    A finding is placed where its code is first reported in file order (as :func:`one_per_code`
+    places it) and carries the message of the newest release that reports it there, with the
+    release in its ``[vLLM 0.33.0]`` tag replaced by the releases it holds on
+    (``[vLLM 0.30.0–0.32.0]``, :func:`flake8_replayssm.release_sets.label`; ``known`` is the
+    engine's releases, oldest first, ``title`` its name in messages).  Judged for one release,
+    the findings are as that release gives them.
+    """
+    if len(parts) == 1:
+        target, findings = parts[0]
+        return [replace(f, releases=(target.name,)) for f in findings]
+    by_code: dict[str, list[tuple[Finding, str]]] = {}
+    for target, findings in parts:
+        for f in findings:
+            by_code.setdefault(f.code, []).append((f, target.name))
+    out = []
+    for found in by_code.values():
+        names = tuple(sorted(dict.fromkeys(name for _, name in found), key=version_key))
+        chosen, name = min(found, key=lambda item: (_place(item[0]), tuple(-k for k in version_key(item[1]))))
+        out.append(replace(chosen, releases=names, message=retag(chosen.message, title, name, label(names, known))))
+    return sorted(out, key=_place)
+
+
+def retag(message: str, title: str, version: str, releases: str) -> str:
+    """``message`` with its ``[vLLM 0.33.0`` tag naming ``releases`` instead (added before the
+    ``; fix:`` part when the message has no tag)."""
+    tag = f"[{title} {version}"
+    if tag in message:
+        return message.replace(tag, f"[{title} {releases}", 1)
+    head, sep, fix = message.partition("; fix: ")
+    return f"{head} [{title} {releases}]{sep}{fix}"
+
+
+def common_to_readings(members: Sequence[Verdict], title: str, known: Sequence[str]) -> tuple[Finding, ...]:
+    """The findings of a group's first reading that every reading has (DESIGN.md: a finite set
+    of values is that set): per release, when they were judged for a set of releases."""
+    leader = members[0]
+    if not leader.by_release:
+        common = set.intersection(*({f.code for f in m.findings} for m in members))
+        return tuple(f for f in leader.findings if f.code in common)
+    parts = []
+    for target, findings in leader.by_release:
+        codes = set.intersection(*({f.code for f in m.for_release(target.name).findings}
+                                   if target.name in m.releases else set() for m in members))
+        parts.append((target, [f for f in findings if f.code in codes]))
+    return tuple(over_releases(parts, title, known))
 
 
 def unseen_note(launch: Launch, what: str = "ReplaySSM option") -> str:

@@ -119,3 +119,27 @@ def fixable_left(text: str, kind: str, version: str, flags: list[str]) -> list[s
         elif f.code == "RSM006" and not any("prefix-caching" in flag or "flashinfer" in flag for flag in flags):
             left.append(f.code)
     return left
+
+
+# --- shared by the tests that run the CLI in a project -------------------------------------
+@pytest.fixture
+def no_installed_vllm(monkeypatch):
+    """Verdicts must not depend on whether this machine has vllm (or sglang) installed."""
+    from flake8_replayssm import target
+
+    monkeypatch.setattr(target, "installed_version", lambda package: None)
+
+
+@pytest.fixture
+def git_project(tmp_path, monkeypatch):
+    """An empty project (a .git marker: its root, where pins are looked up), the working directory."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    return tmp_path
+
+
+def write_file(path, text: str):
+    """``path`` with ``text`` in it (UTF-8), its folders made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -587,20 +587,21 @@ def test_requirements_pin_in_project_root(project, capsys):
     assert "judged for vLLM 0.28.0" in err and "requirements.txt" in err
 
 
-@pytest.mark.parametrize("requirement,release,code", [
+@pytest.mark.parametrize("requirement,releases,code", [
     ("vllm>=0.28,<0.29", "0.28.0", 0),          # the one release the range admits
     ("vllm >= 0.28.0, != 0.28.0, < 0.30", "0.29.0", 0),
     ("vllm~=0.28.0", "0.28.0", 0),              # compatible release: 0.28.*
     ("vllm==0.29.*", "0.29.0", 0),
-    ("vllm>=0.30", "0.33.0", 1),                # the newest known release it admits: RSM008
+    ("vllm>=0.30", "0.30.0–0.33.0", 1),     # every known release it admits: RSM008 on each
+    ("vllm>=0.28,<0.31", "0.28.0–0.30.0", 1),
 ])
-def test_a_range_pin_is_the_newest_release_it_admits(project, capsys, requirement, release, code):
+def test_a_range_pin_is_every_release_it_admits(project, capsys, requirement, releases, code):
     write(project / "pyproject.toml", '[project]\nname = "svc"\n')
     write(project / "requirements.txt", f"numpy>=1\n{requirement}\n")
     write(project / "nano.py", NANO_SRC)
     got, _, err = run(capsys, "check", "-v", ".")
     assert got == code
-    assert f"judged for vLLM {release}" in err and "requirements.txt" in err
+    assert f"judged for vLLM {releases} (" in err and "requirements.txt" in err
 
 
 def test_a_range_no_known_release_satisfies_is_not_a_pin(project, capsys):
@@ -656,13 +657,20 @@ def test_each_path_uses_its_own_project_config(project, capsys, order):
     assert [(Path(i["path"]).parent.name, i["code"]) for i in items] == [("new", "RSM008")]
 
 
-def test_range_is_not_a_pin(project, capsys):
-    write(project / "pyproject.toml", '[project]\nname = "svc"\n')
+@pytest.mark.parametrize("ranges,judged,tag", [
+    ("", "vLLM 0.28.0\u20130.33.0 (vllm>=0.28.0 in requirements.txt (every known release it admits))",
+     "[vLLM 0.30.0\u20130.33.0]"),  # the Triton default under Model Runner V2 from 0.30
+    ('\n[tool.flake8-replayssm]\nranges = "newest"\n',
+     "vLLM 0.33.0 (vllm>=0.28.0 in requirements.txt (every known release it admits); the newest of them)",
+     "[vLLM 0.33.0]"),
+])
+def test_range_without_upper_bound(project, capsys, ranges, judged, tag):
+    write(project / "pyproject.toml", '[project]\nname = "svc"\n' + ranges)
     write(project / "requirements.txt", "vllm>=0.28.0\n")
     write(project / "nano.py", NANO_SRC)
-    code, _, err = run(capsys, "check", "-v", ".")
-    assert code == 1  # judged for the newest release
-    assert "judged for vLLM 0.33.0" in err
+    code, out, err = run(capsys, "check", "-v", ".")
+    assert code == 1
+    assert f"judged for {judged}" in err and tag in out
 
 
 def test_conflicting_pins_are_ignored(project, capsys):
@@ -831,7 +839,7 @@ def test_console_script(tmp_path):
     clean = subprocess.run([console_script(), "check", "--vllm-version", "0.28.0", "ok.py"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert (clean.returncode, clean.stdout) == (0, "No findings (1 file checked).\n")
-    bad = subprocess.run([console_script(), "check", "--vllm-version", "latest", "ok.py"],
+    bad = subprocess.run([console_script(), "check", "--vllm-version", "newer", "ok.py"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr

@@ -122,3 +122,22 @@ async def test_a_bad_setting_is_reported_and_left_out(client: LanguageClient, wo
     open_text(client, uri, FLASHINFER, "shellscript")
     (d,) = (await published(client, uri, 1, after=start)).diagnostics
     assert d.code == "RSM004"  # the good setting (0.28.0) is used
+
+
+async def test_a_set_of_releases(client: LanguageClient, workspace: Path):
+    """vllmVersion takes the CLI's forms: each finding says on which releases it holds."""
+    await initialize(client, workspace, {"vllmVersion": "all"})
+    uri = uri_of(workspace / "serve.sh")
+    start = mark(client)
+    open_text(client, uri, FLASHINFER, "shellscript")
+    diagnostics = (await published(client, uri, 1, after=start)).diagnostics
+    by_code = {d.code: d.message for d in diagnostics}
+    assert sorted(by_code) == ["RSM002", "RSM004"]
+    assert "[vLLM 0.27.0\u20130.29.0]" in by_code["RSM004"]
+    assert "judged for vLLM 0.27.0, 0.27.1, 0.28.0, 0.29.0: the editor's vllmVersion setting all" \
+        in by_code["RSM004"]
+    start = mark(client)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"replayssm": {"vllmVersion": ">=0.28,<0.30"}}))
+    (d,) = (await published(client, uri, 1, after=start)).diagnostics
+    assert d.code == "RSM004" and "[vLLM 0.28.0\u20130.29.0]" in d.message

@@ -92,7 +92,8 @@ def test_settings_read_camel_and_kebab_keys_and_leave_bad_values_out(tmp_path: P
     assert any(p.startswith("platform:") for p in problems) and any("XYZ1" in p for p in problems)
     assert any("'what'" in p for p in problems)
     assert read_settings({"vllmVersion": "0.20.0"}, None)[0].vllm_version == "0.20.0"  # judged: RSM104
-    assert read_settings({"vllmVersion": "latest"}, None)[0].vllm_version is None
+    assert read_settings({"vllmVersion": "newer"}, None)[0].vllm_version is None
+    assert read_settings({"vllmVersion": "latest"}, None)[0].vllm_version == "latest"  # a set: the newest
     assert read_settings(None, None) == (Settings(), [])
     assert read_settings(["x"], None)[1]
 

@@ -202,7 +202,8 @@ def test_unresolved_model_is_judged_for_every_stand_in():
     ("lmsysorg/sglang:v0.5.20-cu129", "0.5.20"),
     ("docker.io/lmsysorg/sglang:v0.5.15.post1-cu126", "0.5.15"),
     ("lmsysorg/sglang:0.5.18", "0.5.18"),
-    ("lmsysorg/sglang:latest", None),
+    ("lmsysorg/sglang:latest", "latest"),       # the newest release known
+    ("lmsysorg/sglang:${TAG}", "all"),          # a tag the file leaves open: every release known
     ("lmsysorg/sglang:dev", None),
     ("someone/sglang:v0.5.20", None),
     (None, None),
@@ -238,7 +239,8 @@ def test_settings_from_pyproject_cli_and_flake8(tmp_path, capsys):
     assert main(["check", "--sglang-version", "0.5.18", "--gpu", "hopper", str(script)]) == 0
     assert main(["check", "--sglang-version", "0.5.18", "--gpu", "blackwell", str(script)]) == 1
     assert "RSM301" in capsys.readouterr().out
-    assert main(["check", "--sglang-version", "latest", str(script)]) == 2
+    assert main(["check", "--sglang-version", "newer", str(script)]) == 2
+    assert main(["check", "--sglang-version", "<0.5", str(script)]) == 2  # admits no release known
     config = config_from_table({"cuda": "12.9"}, tmp_path)
     assert config.cuda == "12.9"
     with pytest.raises(ConfigError):

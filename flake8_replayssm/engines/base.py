@@ -15,7 +15,7 @@ An engine package ``engines/<name>/`` provides, by module (README, "Adding an en
   — its command line;
 - ``kwargs.py``: ``launch_from_keywords``, ``keyword_options`` — its Python keyword launches;
 - ``config_file.py``: ``is_config_document``, ``config_launch`` — its ``--config`` YAML files;
-- ``judge.py``: ``judge``, ``model_note``, ``check_settings``, ``release_note`` — verdicts;
+- ``judge.py``: ``judge``, ``model_note``, ``check_settings``, ``release_note``, ``releases`` — verdicts;
 - ``fixes.py``: ``plan`` — the edits that fix its findings, made with the core planner;
 - ``data/rules.toml``: its codes' documentation; its own ``data/`` tables besides.
 
@@ -202,6 +202,10 @@ class Engine:
     def check_settings(self, config: LintConfig) -> None:
         """Raise ConfigError for an explicit target release this engine cannot judge."""
         self._module("judge").check_settings(config)
+
+    def releases(self) -> tuple[str, ...]:
+        """Every release of the engine this linter knows, oldest first (what ``all`` means)."""
+        return self._module("judge").releases()
 
     def release_note(self, config: LintConfig) -> str:
         """A line for the summary about the explicit target release ("" for none)."""

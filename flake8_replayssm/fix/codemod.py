@@ -62,6 +62,9 @@ class FixOutcome:
     error: str | None = None
     #: what was left unfixed and why (printed, not an error)
     notes: list[str] = field(default_factory=list)
+    #: launches judged for a set of releases: what the fixes tried would make a release of the
+    #: set refuse (no launch found that every release accepts)
+    conflicts: set[tuple[str, str | None, str | None]] = field(default_factory=set)
 
     @property
     def changed(self) -> bool:
@@ -98,6 +101,7 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
                 continue
             groups.add(verdict.launch.group)
         seen.add(key)
+        verdict, findings = verdict.release_to_fix(findings)
         block = python_block_of(blocks, verdict.launch.anchor.line) if blocks else None
         if block is None:
             planner.plan(verdict, findings)
@@ -135,14 +139,20 @@ def _lint(text: str, kind: str, config: LintConfig, path: str | None) -> Any:
     return lint_text(text, kind, config, path=path)  # must not raise
 
 
-def _said(result: Any) -> collections.Counter[tuple[str, str]]:
+def _said(result: Any) -> collections.Counter[tuple[Any, ...]]:
     """What vLLM would say about each finding, wherever it is (lines move when a fix inserts
-    some; the notes after vLLM's own words change when a pin makes a default explicit)."""
-    return collections.Counter((f.code, f.message.split(" [vLLM ")[0]) for f in result.findings)
+    some; the notes after vLLM's own words change when a pin makes a default explicit), and
+    on which releases."""
+    return collections.Counter((f.code, f.message.split(" [vLLM ")[0], f.releases) for f in result.findings)
 
 
-def _refusals(result: Any) -> list[frozenset[str]]:
-    """Per launch of a lint result, in the order found: the codes that make vLLM refuse to start it."""
+#: a refusal: (code, engine, release), engine and release None for a launch judged for one release
+Refusal = tuple[str, "str | None", "str | None"]
+
+
+def _refusals(result: Any) -> list[dict[str, frozenset[Refusal]]]:
+    """Per launch of a lint result, in the order found, per release it was judged for: what makes
+    the engine refuse to start it there."""
     reported = {(f.span, f.code) for f in result.findings}
     out = []
     seen: set[tuple[Any, ...]] = set()
@@ -152,16 +162,39 @@ def _refusals(result: Any) -> list[frozenset[str]]:
         if key in seen:
             continue
         seen.add(key)
-        out.append(frozenset(f.code for f in verdict.findings
-                             if f.code in FAILING_CODES and (f.span, f.code) in reported))
+        codes = {f.code for f in verdict.findings if f.code in FAILING_CODES and (f.span, f.code) in reported}
+        parts = verdict.by_release or ((verdict.target, verdict.findings),)
+        engine = verdict.launch.engine if len(parts) > 1 else None
+        out.append({target.name: frozenset((f.code, engine, target.name if engine else None)
+                                           for f in found if f.code in codes)
+                    for target, found in parts})
     return out
 
 
-def _new_refusals(base: list[frozenset[str]], now: list[frozenset[str]]) -> set[str]:
-    """Codes of launches vLLM accepted before and refuses now (launches matched in order)."""
+def _new_refusals(base: list[dict[str, frozenset[Refusal]]],
+                  now: list[dict[str, frozenset[Refusal]]]) -> set[Refusal]:
+    """What launches the engine accepted before are refused for now, on a release of their set
+    (launches matched in order)."""
     if len(base) != len(now):
-        return set().union(*now) if sum(map(bool, now)) > sum(map(bool, base)) else set()
-    return set().union(*(n for b, n in zip(base, now) if n and not b))
+        flat_base = [frozenset().union(*b.values()) for b in base]
+        flat_now = [frozenset().union(*n.values()) for n in now]
+        return set().union(*flat_now) if sum(map(bool, flat_now)) > sum(map(bool, flat_base)) else set()
+    return {refusal for b, n in zip(base, now) for release, found in n.items() if not b.get(release)
+            for refusal in found}
+
+
+def said_refusals(refusals: set[Refusal]) -> str:
+    """``RSM002`` for a launch judged for one release; ``RSM104 on SGLang 0.5.20–0.5.23`` for a set."""
+    from .. import engines
+    from ..release_sets import label
+
+    by_code: dict[tuple[str, str | None], list[str]] = {}
+    for code, engine, release in refusals:
+        by_code.setdefault((code, engine), []).extend([release] if release else [])
+    ordered = sorted(by_code.items(), key=lambda item: (item[0][0], item[0][1] or ""))
+    return ", ".join(code if engine is None else
+                     f"{code} on {engines.title(engine)} {label(releases, engines.get(engine).releases())}"
+                     for (code, engine), releases in ordered)
 
 
 def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = None,
@@ -190,14 +223,16 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
     current = text
     accepted: tuple[str, int] = (text, 0)
     fixed: list[str] = []
-    added: set[str] = set()
+    added: set[Refusal] = set()
+    tried = {text}
     for _ in range(rounds):
         edits = plan_edits(current, kind, config, path=path, unsafe=unsafe)
         if not edits:
             break
         candidate = apply_edits(current, edits)
-        if candidate == current:
+        if candidate in tried:  # back to a text already tried: the fixes of one release undo another's
             break
+        tried.add(candidate)
         problem = parse_error(candidate, kind)
         if problem is not None:
             outcome.error = f"fix not applied: the result would not parse ({problem})"
@@ -211,9 +246,10 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
         added = _new_refusals(base, _refusals(result))
         if not added:
             accepted = (current, len(fixed))
+        outcome.conflicts |= {refusal for refusal in added if refusal[1] is not None}
     if current != accepted[0]:
         outcome.notes.append("some fixes were left out: vLLM would then refuse to start a launch "
-                             f"({', '.join(sorted(added))})")
+                             f"({said_refusals(added)})")
     outcome.text, outcome.fixed = accepted[0], fixed[:accepted[1]]
     return outcome
 

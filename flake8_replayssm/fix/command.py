@@ -142,6 +142,11 @@ def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counte
         return "no automatic fix for this code"
     if finding.span.source is not None:
         return f"it is in {finding.span.source}; fix that file"
+    if outcome.conflicts and len(finding.releases) >= 1 and _in_set(finding, outcome):
+        from .codemod import said_refusals
+
+        return ("left out: no launch was found that every release it is judged for accepts: the fixes tried "
+                f"make it refused ({said_refusals(outcome.conflicts)})")
     if unsafe_codes[code] > 0:
         unsafe_codes[code] -= 1
         if code != "RSM001" and (finding.span.cell, finding.span.line, finding.span.col) in unsupported_at:
@@ -155,6 +160,12 @@ def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counte
         return "left out: the fix would make vLLM refuse to start a launch it accepts now"
     return "no edit fits this launch as written (a value or environment from elsewhere, or a form " \
            "that cannot be edited safely)"
+
+
+def _in_set(finding: Finding, outcome: FixOutcome) -> bool:
+    """Whether the finding is of a launch judged for a set of releases of the engine the
+    conflicts are about (its releases are some of them)."""
+    return any(engine == finding.engine for _, engine, _ in outcome.conflicts)
 
 
 def fix_file(path: str, config: LintConfig, *, unsafe: bool = False) -> FileFix | None:

@@ -136,6 +136,7 @@ def plan_notebook_edits(text: str, config: LintConfig, *, path: str | None = Non
         src_lines, py_lines = src.split("\n"), (py_text or "").split("\n")
         seen: set[tuple[int, int, int, int]] = set()
         for verdict, findings in items:
+            verdict, findings = verdict.release_to_fix(findings)
             moved = _in_cell_text(verdict, cell)
             moved_findings = [replace(f, span=_move_span(f.span, cell)) for f in findings]
             anchor = moved.launch.anchor

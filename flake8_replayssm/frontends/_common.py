@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
 from .. import engines
-from ..model import Command, Span, Word
+from ..model import UNKNOWN_PART, Command, Span, Word
 
 #: programs that run a script given with ``-c``
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "busybox"})
@@ -38,7 +38,8 @@ def image_for_command(image: str) -> str:
 
 
 def clean_image(image: str) -> str:
-    """An image reference with unresolved ``$VAR`` parts and a digest after a tag dropped."""
+    """An image reference with unresolved ``$VAR`` parts and a digest after a tag dropped (a tag
+    that is unresolved as a whole is kept as an unknown part: the engine reads it as any release)."""
     image = image.strip()
     last = image.rsplit("/", 1)[-1]
     if "@" in image and ":" in last.split("@", 1)[0]:
@@ -47,7 +48,7 @@ def clean_image(image: str) -> str:
         return image
     name, sep, tag = image.rpartition(":")
     if sep and "/" not in tag and "$" in tag and "$" not in name:
-        return name
+        return f"{name}:{UNKNOWN_PART}"  # a tag the file leaves unknown: it may be any release
     return re.sub(r"[:@]?\$\{?[A-Za-z_][A-Za-z0-9_]*(?::?[-+?=][^}]*)?\}?", "", image)
 
 

@@ -86,7 +86,8 @@ def message(finding: Finding) -> str:
     if not finding.release:
         return finding.message
     reason = f": {finding.release_reason}" if finding.release_reason else ""
-    return f"{finding.message}\njudged for {engines.title(finding.engine)} {finding.release}{reason}"
+    releases = ", ".join(finding.releases) if len(finding.releases) > 1 else finding.release
+    return f"{finding.message}\njudged for {engines.title(finding.engine)} {releases}{reason}"
 
 
 def by_uri(snapshot: Snapshot, placed: list[Placed]) -> dict[str, list[types.Diagnostic]]:

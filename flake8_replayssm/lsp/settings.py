@@ -51,6 +51,8 @@ class Settings:
     extend_ignore: tuple[str, ...] = ()
     #: each code's page (``{code}``), the diagnostics' ``codeDescription`` link
     docs_url: str | None = None
+    #: how a range of releases the project gives is judged: "all" its releases, or the "newest"
+    ranges: str | None = None
 
     def overrides(self) -> dict[str, object]:
         """The settings as :func:`flake8_replayssm.project.settings_for` overrides (unset ones left out)."""
@@ -59,7 +61,7 @@ class Settings:
                   "extra_models": dict(self.extra_models), "sglang_version": self.sglang_version,
                   "gpu": self.gpu, "cuda": self.cuda, "extend_select": self.extend_select,
                   "extend_ignore": self.extend_ignore,
-                  "docs_url": self.docs_url}
+                  "docs_url": self.docs_url, "ranges": self.ranges}
         out: dict[str, object] = {name: value for name, value in values.items() if value}
         if self.vllm_version:
             out["vllm_version_source"] = "the editor's vllmVersion setting"

@@ -13,11 +13,12 @@ from typing import Mapping
 
 from ...config import LintConfig
 from ...model import Finding, Launch, Setting
-from ...verdicts import Verdict, closed_environment, one_per_code, unseen_note, with_note
+from ...release_sets import label
+from ...verdicts import Verdict, closed_environment, one_per_code, over_releases, unseen_note, with_note
 from . import form
 from .checks import ModelVerdict, model_verdict, run_checks, unresolved_model_finding
 from .knowledge import Knowledge, Release, knowledge
-from .target import cuda_version, resolve_target
+from .target import Target, cuda_version, explicit_releases, known_releases, resolve_targets
 
 
 #: the environment variables SGLang's checks read (resolve.py): what an unseen environment could set
@@ -25,13 +26,27 @@ ENVIRONMENT = "SGLANG_RAGGED_VERIFY_MODE"
 
 
 def judge(launch: Launch, config: LintConfig) -> Verdict:
+    """The verdict for every release the launch is judged for (one, or a set: DESIGN.md)."""
     know = knowledge()
-    target = resolve_target(config, launch.release_hint, know)
-    release = target.release
+    targets = resolve_targets(config, launch, know)
     reading = config.extra_args if launch.unseen else ""
     if reading == "open":
         launch = replace(launch, open_ended=True)
     verdict = model_verdict(launch, know, extra_models=config.extra_models, model_dirs=config.model_dirs)
+    parts = [(target, tuple(_judged_for(launch, target, config, verdict, reading, know))) for target in targets]
+    newest = targets[-1]
+    if len(parts) == 1:
+        return Verdict(launch, newest, verdict.detail, parts[0][1], verdict.architectures, reading)
+    known = known_releases(know)
+    return Verdict(launch, newest, verdict.detail, tuple(over_releases(parts, "SGLang", known)),
+                   verdict.architectures, reading, by_release=tuple(parts),
+                   set_label=label([t.name for t in targets], known))
+
+
+def _judged_for(launch: Launch, target: Target, config: LintConfig, verdict: ModelVerdict, reading: str,
+                know: Knowledge) -> list[Finding]:
+    """The findings of one release: spellings, checks, form findings, one per code, selected."""
+    release = target.release
     options = {name: setting for name, setting in launch.options.items()
                if form.accepted(setting, launch, release, know)}
     found: list[Finding] = []
@@ -46,10 +61,9 @@ def judge(launch: Launch, config: LintConfig) -> Verdict:
     unresolved = unresolved_model_finding(launch, options, verdict)
     if unresolved is not None:
         found.append(unresolved)
-    selected = [replace(f, release=release.version, release_reason=target.reason, engine="sglang")
-                for f in one_per_code(f for f in found if config.is_enabled(f.code))]
-    return Verdict(launch, target, verdict.detail, tuple(selected),
-                   verdict.architectures, reading)
+    return [replace(f, release=release.version, release_reason=target.reason, engine="sglang",
+                    releases=(release.version,))
+            for f in one_per_code(f for f in found if config.is_enabled(f.code))]
 
 
 def _say_what_was_assumed(findings: list[Finding], launch: Launch, options: Mapping[str, Setting],
@@ -73,7 +87,12 @@ def model_note(verdict: Verdict, config: LintConfig) -> str:
 def check_settings(config: LintConfig) -> None:
     """An explicit ``sglang-version`` this linter cannot judge is a configuration error."""
     if config.sglang_version:
-        resolve_target(config, None, knowledge())
+        explicit_releases(config, knowledge())
+
+
+def releases() -> tuple[str, ...]:
+    """Every SGLang release this linter knows, oldest first."""
+    return known_releases(knowledge())
 
 
 def release_note(config: LintConfig) -> str:

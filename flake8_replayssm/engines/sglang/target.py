@@ -15,7 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from ...argv import image_tag_releases
 from ...config import ConfigError, LintConfig
+from ...model import Launch, Span
+from ...release_sets import how_admitted, releases_of
 from ...target import candidates
 from ...versions import is_version, normalize_version, version_key
 from .knowledge import Knowledge, Release
@@ -42,14 +45,15 @@ class Target:
 
 
 def sglang_image_release(image: str | None, know: Knowledge) -> str | None:
-    """``lmsysorg/sglang:v0.5.23-cu129`` -> ``0.5.23``; None for latest, dev, digests and mirrors."""
+    """``lmsysorg/sglang:v0.5.23-cu129`` -> ``0.5.23``; ``:latest`` -> ``latest``; a tag the file
+    leaves unknown -> ``all``; None for dev builds, digests and mirrors."""
     if not image:
         return None
     name, sep, tag = image.strip().rpartition(":")
     if not sep or "/" in tag or not _IMAGE.search(name.lower()):
         return None
     match = _TAG.fullmatch(tag)
-    return match.group(1) if match else None
+    return image_tag_releases(tag) or (match.group(1) if match else None)
 
 
 def sglang_image_cuda(image: str | None) -> str | None:
@@ -95,16 +99,54 @@ def is_before_first(release: Release, know: Knowledge) -> bool:
     return release.key < version_key(know.first_release)
 
 
-def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Target:
-    """The SGLang release for one launch (``hint`` is its image tag's release, if any)."""
-    if config.sglang_version:
-        release, note = closest_release(config.sglang_version, know)
-        if release is None:
-            raise ConfigError(note)
-        return Target(release, config.sglang_version_source + (f" ({note})" if note else ""))
-    for version, reason in candidates(hint, know.package, tuple(know.releases), config.project_root):
+def known_releases(know: Knowledge) -> tuple[str, ...]:
+    """Every SGLang release this linter knows, oldest first."""
+    return tuple(sorted(know.releases, key=version_key))
+
+
+def _targets(versions: tuple[str, ...], reason: str, know: Knowledge) -> list[Target]:
+    """One target per release table a source names (one table judges each release once)."""
+    out: dict[str, Target] = {}
+    for version in versions:
         release, note = closest_release(version, know)
         if release is not None:
-            return Target(release, reason + (f"; {note}" if note else ""))
+            out.setdefault(release.version, Target(release, reason + (f"; {note}" if note else "")))
+    return sorted(out.values(), key=lambda t: t.release.key)
+
+
+def explicit_releases(config: LintConfig, know: Knowledge) -> list[Target]:
+    """The releases the ``sglang-version`` setting names (a version, a list, a range, ``all``)."""
+    spec = config.sglang_version
+    if not spec:
+        return []
+    how = how_admitted(spec)
+    if not how:  # one release, as ever (a note when another table judges it)
+        release, note = closest_release(spec, know)
+        if release is None:
+            raise ConfigError(note)
+        return [Target(release, config.sglang_version_source + (f" ({note})" if note else ""))]
+    targets = _targets(releases_of(spec, known_releases(know)), f"{config.sglang_version_source} {spec}: {how}",
+                       know)
+    if not targets:
+        raise ConfigError(f"{spec!r} admits no SGLang release this linter knows "
+                          f"({', '.join(known_releases(know))})")
+    return targets
+
+
+def resolve_targets(config: LintConfig, launch: Launch, know: Knowledge) -> list[Target]:
+    """The SGLang releases one launch is judged for, oldest first (one, unless a source names a set)."""
+    explicit = explicit_releases(config, know)
+    if explicit:
+        return explicit
+    for versions, reason in candidates(launch.release_hint, know.package, known_releases(know), config.project_root,
+                                       in_file=launch.file_pins.get(know.package, ()), ranges=config.ranges):
+        targets = _targets(versions, reason, know)
+        if targets:
+            return targets
     newest = know.newest
-    return Target(newest, f"newest release known ({newest.version})")
+    return [Target(newest, f"newest release known ({newest.version})")]
+
+
+def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Target:
+    """The newest SGLang release one launch is judged for (``hint`` is its image tag's release, if any)."""
+    return resolve_targets(config, Launch("serve", Span(1, 0, 1, 0), release_hint=hint, engine="sglang"), know)[-1]

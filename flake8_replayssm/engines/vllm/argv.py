@@ -24,7 +24,7 @@ import re
 from typing import Any, Sequence
 
 from ... import config_files
-from ...argv import ArgvWalk, is_number, placeholder, splice_config_files
+from ...argv import ArgvWalk, image_tag_releases, is_number, placeholder, splice_config_files
 from ...model import UNKNOWN, UNKNOWN_PART, Entry, Launch, Setting, Word
 from ..base import ConfigReader
 from .knowledge import Knowledge, knowledge
@@ -35,13 +35,14 @@ _RELEASE_TAG = re.compile(r"v?(\d+\.\d+(?:\.\d+)?)(?:\.\d+)?(?:[-_][A-Za-z][0-9A
 
 
 def image_release(image: str | None) -> str | None:
-    """``vllm/vllm-openai:v0.33.0`` (or ``:v0.33.0-cu130``) -> ``0.33.0`` (None for
-    latest/nightly/digests and release candidates)."""
+    """``vllm/vllm-openai:v0.33.0`` (or ``:v0.33.0-cu130``) -> ``0.33.0``; ``:latest`` -> ``latest``;
+    a tag the file leaves unknown (``:v${VLLM_VERSION}`` from an ``ARG`` without a default) ->
+    ``all``, every release (:mod:`flake8_replayssm.release_sets`); None for nightly, digests and
+    release candidates, which name no release."""
     if not image or ":" not in image.rsplit("/", 1)[-1]:
         return None
     tag = image.rsplit(":", 1)[1]
-    match = _RELEASE_TAG.fullmatch(tag)
-    return match.group(1) if match else None
+    return image_tag_releases(tag) or (m.group(1) if (m := _RELEASE_TAG.fullmatch(tag)) else None)
 
 
 def image_platform(image: str | None, know: Knowledge) -> str | None:

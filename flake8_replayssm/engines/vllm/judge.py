@@ -11,11 +11,12 @@ from dataclasses import replace
 
 from ...config import LintConfig
 from ...model import Finding, Launch
-from ...verdicts import Verdict, closed_environment, one_per_code, unseen_note, with_note
-from .checks import model_verdict, run_checks, unresolved_model_finding
+from ...release_sets import is_set, label
+from ...verdicts import Verdict, closed_environment, one_per_code, over_releases, unseen_note, with_note
+from .checks import ModelVerdict, model_verdict, run_checks, unresolved_model_finding
 from .form import before_first_release_findings, form_findings, value_findings
 from .knowledge import Knowledge, Release, knowledge
-from .target import resolve_target
+from .target import Target, known_releases, resolve_targets
 
 
 #: the environment variables vLLM's checks read (resolve.py): what an unseen environment could set
@@ -23,14 +24,28 @@ ENVIRONMENT = "VLLM_USE_V2_MODEL_RUNNER"
 
 
 def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> Verdict:
+    """The verdict for every release the launch is judged for (one, or a set: DESIGN.md)."""
     know = know or knowledge()
-    target = resolve_target(config, launch.release_hint, know)
-    release = target.release
+    targets = resolve_targets(config, launch, know)
     reading = config.extra_args if launch.unseen else ""
     if reading == "open":
         launch = replace(launch, open_ended=True)
     verdict = model_verdict(launch, know, extra_models=config.extra_models,
                             model_dirs=config.model_dirs)
+    parts = [(target, tuple(_judged_for(launch, target, config, verdict, reading, know))) for target in targets]
+    newest = targets[-1]
+    if len(parts) == 1:
+        return Verdict(launch, newest, verdict.detail, parts[0][1], verdict.architectures, reading)
+    known = known_releases(know)
+    merged = over_releases(parts, "vLLM", known)
+    return Verdict(launch, newest, verdict.detail, tuple(merged), verdict.architectures, reading,
+                   by_release=tuple(parts), set_label=label([t.name for t in targets], known))
+
+
+def _judged_for(launch: Launch, target: Target, config: LintConfig, verdict: ModelVerdict, reading: str,
+                know: Knowledge) -> list[Finding]:
+    """The findings of one release: checks, form and value findings, one per code, selected."""
+    release = target.release
     found: list[Finding] = []
     if release is None:
         found += before_first_release_findings(launch, target.version, know)
@@ -48,9 +63,8 @@ def judge(launch: Launch, config: LintConfig, know: Knowledge | None = None) -> 
         unresolved = unresolved_model_finding(launch, verdict)
         if unresolved is not None:
             found.append(unresolved)
-    selected = [replace(f, release=target.name, release_reason=target.reason, engine="vllm")
-                for f in _moot_while_unsupported(one_per_code(f for f in found if config.is_enabled(f.code)))]
-    return Verdict(launch, target, verdict.detail, tuple(selected), verdict.architectures, reading)
+    return [replace(f, release=target.name, release_reason=target.reason, engine="vllm", releases=(target.name,))
+            for f in _moot_while_unsupported(one_per_code(f for f in found if config.is_enabled(f.code)))]
 
 
 def _moot_while_unsupported(findings: list[Finding]) -> list[Finding]:
@@ -86,14 +100,19 @@ def model_note(verdict: Verdict, config: LintConfig) -> str:
 def check_settings(config: LintConfig) -> None:
     """An explicit ``vllm-version`` this linter cannot judge is a configuration error."""
     if config.vllm_version:
-        from .target import explicit_release
+        from .target import explicit_releases
 
-        explicit_release(config, knowledge())
+        explicit_releases(config, knowledge())
+
+
+def releases() -> tuple[str, ...]:
+    """Every vLLM release this linter knows, oldest first."""
+    return known_releases(knowledge())
 
 
 def release_note(config: LintConfig) -> str:
     """What the summary says about an explicit release newer than every release known."""
-    if not config.vllm_version:
+    if not config.vllm_version or is_set(config.vllm_version):
         return ""
     from ...versions import normalize_version, version_key
     from .target import closest_release

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...config import ConfigError, LintConfig
+from ...model import Launch
+from ...release_sets import how_admitted, is_set, releases_of
 from ...target import candidates
 from ...versions import is_version, normalize_version, version_key
 from .knowledge import Knowledge, Release
@@ -63,23 +65,51 @@ def _target(version: str, reason: str, know: Knowledge) -> Target | None:
     return Target(release, reason + (f"; {note}" if note else ""), release.version)
 
 
-def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
-    if not config.vllm_version:
-        return None
-    target = _target(config.vllm_version, config.vllm_version_source, know)
-    if target is None:
-        raise ConfigError(closest_release(config.vllm_version, know)[1])
-    return target
+def known_releases(know: Knowledge) -> tuple[str, ...]:
+    """Every release this linter knows, oldest first."""
+    return tuple(sorted(know.releases, key=version_key))
 
 
-def resolve_target(config: LintConfig, hint: str | None, know: Knowledge) -> Target:
-    """The release for one launch (``hint`` is its image tag's release, if any)."""
-    explicit = explicit_release(config, know)
-    if explicit is not None:
-        return explicit
-    for version, reason in candidates(hint, "vllm", tuple(know.releases), config.project_root):
+def _targets(versions: tuple[str, ...], reason: str, know: Knowledge) -> list[Target]:
+    """One target per release a source names (one table judges each release once)."""
+    out: dict[str, Target] = {}
+    for version in versions:
         target = _target(version, reason, know)
         if target is not None:
-            return target
+            out.setdefault(target.name, target)
+    return sorted(out.values(), key=lambda t: version_key(t.name))
+
+
+def explicit_releases(config: LintConfig, know: Knowledge) -> list[Target]:
+    """The releases the ``vllm-version`` setting names (a version, a list, a range, ``all``)."""
+    if not config.vllm_version:
+        return []
+    spec = config.vllm_version
+    versions = releases_of(spec, known_releases(know))
+    how = how_admitted(spec)
+    targets = _targets(versions, config.vllm_version_source + (f" {spec}: {how}" if how else ""), know)
+    if not targets:
+        if is_set(spec):
+            raise ConfigError(f"{spec!r} admits no vLLM release this linter knows "
+                              f"({', '.join(known_releases(know))})")
+        raise ConfigError(closest_release(spec, know)[1])
+    return targets
+
+
+def explicit_release(config: LintConfig, know: Knowledge) -> Target | None:
+    targets = explicit_releases(config, know)
+    return targets[-1] if targets else None
+
+
+def resolve_targets(config: LintConfig, launch: Launch, know: Knowledge) -> list[Target]:
+    """The releases one launch is judged for, oldest first (one, unless a source names a set)."""
+    explicit = explicit_releases(config, know)
+    if explicit:
+        return explicit
+    for versions, reason in candidates(launch.release_hint, "vllm", known_releases(know), config.project_root,
+                                       in_file=launch.file_pins.get("vllm", ()), ranges=config.ranges):
+        targets = _targets(versions, reason, know)
+        if targets:
+            return targets
     newest = know.newest
-    return Target(newest, f"newest release known ({newest.version})", newest.version)
+    return [Target(newest, f"newest release known ({newest.version})", newest.version)]
