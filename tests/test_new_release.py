@@ -302,6 +302,13 @@ def test_recorded_extraction_of_the_real_wheels_equals_the_committed_data(record
     assert diff.unmatched_messages(Facts(facts.engine, facts.release, rules=validator), data_messages) == []
 
 
+def test_recorded_diff_lists_a_new_list_option():
+    old, new = (Facts.from_json(json.loads((RECORDED / f"sglang-{v}.json").read_text())) for v in ("0.5.22", "0.5.23"))
+    changes = {c["fact"]: c for c in diff.fact_changes(old, new)}
+    assert [v for v, _ in changes["nargs"]["added"]] == ["--return-aux-hidden-state-layer-ids = '+'"]
+    assert changes["nargs"]["removed"] == [] and "nargs" in diff.report(old, new)
+
+
 def test_recorded_diff_reports_the_known_changes():
     old, new = (Facts.from_json(json.loads((RECORDED / f"vllm-{v}.json").read_text())) for v in ("0.32.0", "0.33.0"))
     changes = {c["fact"]: c for c in diff.fact_changes(old, new)}

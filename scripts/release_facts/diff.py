@@ -62,7 +62,18 @@ def fact_changes(old: Facts, new: Facts) -> list[dict]:
         before, after = old.facts.get(name), new.facts.get(name)
         old_value = before.value if before else None
         new_value = after.value if after else None
-        if isinstance(old_value, list) and isinstance(new_value, list):
+        if isinstance(old_value, dict) and isinstance(new_value, dict):  # option -> nargs: item by item
+            pairs = [f"{k} = {v!r}" for k, v in new_value.items()]
+            gone = [f"{k} = {v!r}" for k, v in old_value.items()]
+            added = [p for p in pairs if p not in gone]
+            removed = [p for p in gone if p not in pairs]
+            if added or removed:
+                out.append({"fact": name,
+                            "added": [(v, after.items.get(v.split(" = ")[0], after.at)) for v in added],  # type: ignore
+                            "removed": [(v, before.items.get(v.split(" = ")[0], before.at))  # type: ignore
+                                        for v in removed],
+                            "at": after.at})  # type: ignore
+        elif isinstance(old_value, list) and isinstance(new_value, list):
             added = [v for v in new_value if v not in old_value]
             removed = [v for v in old_value if v not in new_value]
             if not added and not removed:
