@@ -62,6 +62,12 @@ What it measures
    ``publishDiagnostics``, from the process's start (median of N starts after a discarded
    one), and the import times behind them.  Needs the ``lsp`` extra and no tree.
 
+6. ``--releases TREE``: the cost of judging every launch of ``TREE`` (the launch-dense
+   tree, e.g. ``/work/cache/dense`` or one ``--dense N --keep`` made) against every known
+   vLLM release (``--vllm-version all``: eight) beside one (``--vllm-version 0.33.0``),
+   and the CLI's startup on an empty directory, alternating runs; the figure is the ratio
+   of the CPU medians, with and without startup.  Needs no vLLM tree.
+
 Runs alternate (grep, CLI, ..., flake8 without/with in ABBA order) for up to
 ``--repeat`` rounds, and the medians are reported with their count.  Rounds
 after the first run only while ``--budget`` seconds allow another round.
@@ -73,6 +79,7 @@ noise, CPU times much less so.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -84,6 +91,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+from typing import Iterator
 
 # the linter's own pre-filter (flake8_replayssm.lint.TRIGGER), as an ERE for grep
 GREP_PATTERN = r"replayssm|mamba[-_](block|cache)[-_]|--config|api_server|disable[-_]prefix[-_]caching"
@@ -324,13 +332,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lsp-edits", type=int, default=30, help="edits per latency figure (default 30)")
     ap.add_argument("--lsp-cold", type=int, nargs="?", const=10, metavar="N",
                     help="measure the language server's cold start, N starts (default 10; section 5)")
+    ap.add_argument("--releases", type=Path, metavar="TREE",
+                    help="measure judging TREE against every known vLLM release beside one (section 6)")
     ns = ap.parse_args(argv)
     warm_bytecode()
 
     if ns.vllm_tree is None:
-        if not ns.lsp and not ns.dense and not ns.lsp_cold:
-            ap.error("--vllm-tree is required (or --dense N, --lsp or --lsp-cold, alone)")
-        rc = dense_section(ns) if ns.dense else 0
+        if not ns.lsp and not ns.dense and not ns.lsp_cold and not ns.releases:
+            ap.error("--vllm-tree is required (or --dense N, --releases TREE, --lsp or --lsp-cold, alone)")
+        rc = releases_section(ns) if ns.releases else 0
+        rc = dense_section(ns) if ns.dense else rc
         rc = lsp_latency(ns.lsp_edits) if ns.lsp else rc
         return lsp_cold_start(ns.lsp_cold) if ns.lsp_cold else rc
 
@@ -488,8 +499,7 @@ def dense_section(ns: argparse.Namespace) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import dense_tree
 
-    work = Path(tempfile.mkdtemp(prefix="replayssm-dense-", dir=ns.workdir))
-    try:
+    with scratch(ns, "replayssm-dense-") as work:
         tree = work / "tree"
         counts = dense_tree.write_tree(tree, ns.dense)
         files, size = tree_stats(tree)
@@ -557,7 +567,48 @@ def dense_section(ns: argparse.Namespace) -> int:
             print(f"  flake8+plugin / flake8 CPU on the .py files: "
                   f"{fmt_ratio(with_.median('cpu'), without.median('cpu'))}")
         print(f"  load average at end: {load()}")
-        return 0
+    return 0
+
+
+def releases_section(ns: argparse.Namespace) -> int:
+    """Section 6: ``check TREE`` against every known vLLM release (``all``) beside one release."""
+    tree = ns.releases.resolve()
+    if not tree.is_dir():
+        sys.exit(f"benchmark: --releases {tree} is not a directory")
+    with scratch(ns, "replayssm-releases-") as work:
+        files, size = tree_stats(tree)
+        print(f"\nrelease sets: {tree} ({files} files, {size / 1e6:.1f} MB)")
+        print(f"  load average at start: {load()}")
+        cli = cli_command()
+        empty = work / "empty"
+        empty.mkdir()
+        runs = {"replayssm-lint check, empty directory": [*cli, "check", str(empty)],
+                "replayssm-lint check --vllm-version 0.33.0": [*cli, "check", "-q", "--vllm-version", "0.33.0",
+                                                               str(tree)],
+                "replayssm-lint check --vllm-version all (8 releases)": [*cli, "check", "-q", "--vllm-version",
+                                                                         "all", str(tree)]}
+        series = [Series(label) for label in runs]
+        subprocess.run(["grep", "-rlE", "x", str(tree)], stdout=subprocess.DEVNULL)  # warm caches
+        for _ in range(ns.repeat):
+            for one_series, cmd in zip(series, runs.values()):
+                one_series.samples.append(measure(cmd, work, ok_codes=(0, 1), cwd=work))
+        print_series(series)
+        startup, one, every = (s.median("cpu") for s in series)
+        if one and every:
+            base = startup or 0.0
+            print(f"  all releases / one release, CPU: {every / one:.2f}x "
+                  f"({(every - base) / max(one - base, 1e-9):.2f}x with startup removed); "
+                  f"findings: {series[1].samples[-1].out_lines} and {series[2].samples[-1].out_lines} lines")
+        print(f"  load average at end: {load()}")
+    return 0
+
+
+@contextlib.contextmanager
+def scratch(ns: argparse.Namespace, prefix: str) -> Iterator[Path]:
+    """A new work directory under ``--workdir``, removed afterwards unless ``--keep``."""
+    work = Path(tempfile.mkdtemp(prefix=prefix, dir=ns.workdir))
+    try:
+        yield work
     finally:
         if not ns.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +175,15 @@ def test_help_names_the_subcommand(capsys):
     out = capsys.readouterr().out
     assert "--from RELEASE" in out and "--engine {vllm,sglang}" in out and "markdown" in out
     assert "--vllm-version" not in out
+
+
+def test_readme_example_is_what_it_prints(project, capsys):
+    """The README's example output is this command's on this file."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    example = re.search(r"<!-- upgrade-example -->\n```\n\$ (.*?)\n(.*?)```", readme, re.S)
+    assert example is not None
+    command, shown = example.group(1), example.group(2)
+    script = re.search(r"<!-- upgrade-example-input -->\n```bash\n(.*?)```", readme, re.S).group(1)
+    (project / "serve.sh").write_text(script)
+    code, out, _ = upgrade(capsys, *command.split()[2:])
+    assert out == shown
