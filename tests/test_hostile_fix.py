@@ -150,15 +150,24 @@ def test_a_signal_during_the_in_place_write_never_leaves_a_torn_hard_linked_file
     assert FIXED_MARK in fixed and fixed.endswith("\n") and (tree / "a.sh").read_text() == fixed
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"),
-                    reason="needs root and setpriv to run the fix without CAP_FSETID")
+#: the fix run as root but without some of root's powers: as the file's owner would run it
+AS_OWNER = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"),
+                              reason="needs root and setpriv to run the fix without root's capabilities")
+
+
+def _without(*capabilities: str) -> tuple[str, ...]:
+    names = ",".join(f"-{c}" for c in capabilities)
+    return ("setpriv", f"--bounding-set={names}", f"--inh-caps={names}")
+
+
+@AS_OWNER
 def test_a_hard_linked_setuid_file_keeps_its_mode_though_writing_clears_it(tree):
     """A write by a process without CAP_FSETID (a file's owner, not root) clears setuid and
     setgid; the in-place write puts them back, as the rename keeps them (found by scripts/fuzz.py)."""
     (tree / "a.sh").write_text(SCRIPT)
     os.link(tree / "a.sh", tree / "b.sh")
     os.chmod(tree / "a.sh", 0o6755)
-    proc = run_fix(tree, "a.sh", wrapper=("setpriv", "--bounding-set=-fsetid", "--inh-caps=-fsetid"))
+    proc = run_fix(tree, "a.sh", wrapper=_without("fsetid"))
     assert proc.returncode == 0 and "fixed a.sh" in proc.stdout, proc.stdout + proc.stderr
     assert FIXED_MARK in (tree / "b.sh").read_text()
     assert stat.S_IMODE(os.stat(tree / "a.sh").st_mode) == 0o6755
@@ -384,6 +393,19 @@ def test_acls_and_extended_attributes_are_kept_and_the_group_gains_nothing(tree)
     after = os.stat(path)
     assert stat.S_IMODE(after.st_mode) == stat.S_IMODE(before.st_mode)
     assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+
+
+@AS_OWNER
+def test_a_read_only_file_with_attributes_is_fixed_with_force_by_its_owner(tree):
+    """A user.* attribute needs write permission: it is copied before the read-only mode is
+    (found by scripts/fuzz.py: "refused: cannot keep its extended attribute")."""
+    path = tree / "a.sh"
+    path.write_text(SCRIPT)
+    _set_or_skip(path, "user.origin", b"reviewed")
+    os.chmod(path, 0o444)
+    proc = run_fix(tree, "--force", "a.sh", wrapper=_without("dac_override", "fowner"))
+    assert FIXED_MARK in path.read_text(), proc.stdout
+    assert os.getxattr(path, "user.origin") == b"reviewed" and stat.S_IMODE(os.stat(path).st_mode) == 0o444
 
 
 def test_an_acl_the_folder_would_give_the_new_file_is_not_added(tree):

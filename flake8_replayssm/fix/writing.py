@@ -358,10 +358,11 @@ def _keep_owner_and_mode(folder: _Folder, temp: str, fd: int, before: os.stat_re
         if "system.posix_acl_access" in attributes:
             raise WriteRefused("cannot keep its group, and its ACL would then apply to another group; not written")
         mode &= ~stat.S_IRWXG
-    folder.chmod(temp, fd, mode)  # after chown, which clears the setuid bits
+    # the attributes before the mode: a user.* attribute needs write permission, which a
+    # read-only mode (fixed with --force) would take from the owner (not root); and an ACL
+    # written first gets its mask from the chmod, as the original's is its group bits
     _keep_attributes(fd, attributes)
-    if stat.S_IMODE(os.fstat(fd).st_mode) != mode:  # an ACL sets the group bits from its mask
-        folder.chmod(temp, fd, mode)
+    folder.chmod(temp, fd, mode)  # after chown, which clears the setuid bits
 
 
 def _write_all(fd: int, data: bytes, offset: int | None = None) -> None:
