@@ -47,7 +47,8 @@ def apply(d: dict[str, Any], arch: str, release: Release, notes: dict[str, str])
     inputs = {"gpu": d["gpu"], "attention_backend": d["attention_backend"], "page_size": d["page_size"],
               "strategy_given": d["strategy_given"], "radix_disabled": d["radix_disabled"], "topk": d["topk"],
               "spec_algorithm_raw": algorithm, "spec_algorithm": (algorithm or "").upper()}
-    inputs["sm100_default"] = sm100_default(inputs, release)
+    # SGLang's SM100 default matters on SM100 only (and costs a condition per scenario)
+    inputs["sm100_default"] = sm100_default(inputs, release) if d["gpu"] == "blackwell" else None
     out = dict(d, final_page_size=d["page_size"], auto_strategy=None, sm100_default=inputs["sm100_default"],
                override="", attention_resolved=d["attention_backend"] or _default_attention(inputs))
     if d["blackwell_unknown"] is not None:  # a model whose Blackwell choice the linter does not model
