@@ -28,10 +28,11 @@ from . import engines
 if TYPE_CHECKING:
     from .verdicts import Verdict
 
-#: lines that only talk about a launch: comments, log and help text, process management, imports,
-#: the names and descriptions of CI steps and tasks
+#: lines that only talk about a launch: comments, log and help text, a program's log output
+#: (``INFO 08-20 10:12:03 ...``), process management, imports, the names of CI steps and tasks
 _TALK = re.compile(r"^\s*(?:#|//|<!--|\*|(?:echo|printf|info|warn|warning|error|err|die|debug|msg|say|log|"
-                   r"banner|pkill|pgrep|kill|from|import)\b|print\(|log(?:ger|ging)?[.(]|help\s*=|description\s*=|"
+                   r"banner|pkill|pgrep|kill|from|import|INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|print\(|"
+                   r"log(?:ger|ging)?[.(]|help\s*=|description\s*=|"
                    r"(?:-\s+)?(?:name|description|summary|title|help)\s*:)")
 
 

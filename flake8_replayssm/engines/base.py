@@ -56,6 +56,9 @@ class Words:
     programs: frozenset[str]
     #: what follows an unseen word named for a program when it is that program (``"$VLLM" serve``)
     unseen_program_before: frozenset[str]
+    #: the first words of its sub-commands (``serve``): a string of the program alone is part of a
+    #: command only where one of them is quoted too
+    subcommands: tuple[str, ...]
     #: text whose presence makes a Python string a possible command line (``vllm serve``)
     launch_strings: tuple[str, ...]
     #: a regular expression a Python string constant must match to be part of a command line
@@ -110,6 +113,7 @@ class Engine:
         self.CONFIG_EVIDENCE: int = about["config_evidence"]
         self.WORDS = Words(
             programs=frozenset(words["programs"]), unseen_program_before=frozenset(words["unseen_program_before"]),
+            subcommands=tuple(words["subcommands"]),
             launch_strings=tuple(words["launch_strings"]), launch_word=words["launch_word"],
             call_words=tuple(words["call_words"]), keyword_classes=frozenset(words["keyword_classes"]),
             keyword_module=words["keyword_module"], python_names=frozenset(words["python_names"]),

@@ -79,6 +79,8 @@ def _strings_could_launch(text: str) -> bool:
     a triple-quoted string.  vLLM's own modules name ``vllm.entrypoints`` in their imports and
     need no parse for that."""
     for needle in engines.launch_strings():
+        if needle[0] in "'\"" and not _quotes_a_subcommand(text, needle[1:-1]):
+            continue  # `backend == "vllm"`: the program alone, and no sub-command quoted anywhere
         at = text.find(needle)
         while at >= 0:
             start = text.rfind("\n", 0, at) + 1
@@ -90,6 +92,11 @@ def _strings_could_launch(text: str) -> bool:
                 return True
             at = text.find(needle, at + 1)
     return False
+
+
+def _quotes_a_subcommand(text: str, program: str) -> bool:
+    engine = engines.for_program(program)
+    return engine is None or any(f"{q}{sub}" in text for sub in engine.WORDS.subcommands for q in "'\"")
 
 
 def _engine_call_text(text: str) -> bool:
