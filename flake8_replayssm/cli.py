@@ -156,7 +156,7 @@ def run_check(ns: argparse.Namespace) -> int:
         rendered = statistics(findings, ns.format)
     else:
         rendered = _render(ns.format, findings, None if ns.quiet else checked, "" if ns.quiet else _release_note(first),
-                           first.docs_url)
+                           first.docs_url, sum(r.blind_spots for r in results))
         if ns.format == "text":
             rendered = text_conventions(rendered, ns.color)
     _emit(report.with_inventory(ns.format, rendered, results) if ns.show_launches and not ns.statistics
@@ -226,7 +226,8 @@ def _release_note(config: LintConfig) -> str:
     return "\n".join(note for engine in engines.all_engines() if (note := engine.release_note(config)))
 
 
-def _render(fmt: str, findings: Sequence[Finding], checked: int | None, note: str, docs_url: str | None = None) -> str:
+def _render(fmt: str, findings: Sequence[Finding], checked: int | None, note: str, docs_url: str | None = None,
+            blind_spots: int = 0) -> str:
     if fmt == "json":
         return report.as_json(findings)
     if fmt == "sarif":
@@ -235,7 +236,7 @@ def _render(fmt: str, findings: Sequence[Finding], checked: int | None, note: st
         return report.sarif(findings, RULES, docs_url=docs_url)
     if fmt == "github":
         return report.github(findings)
-    return report.text(findings, checked=checked, note=note)
+    return report.text(findings, checked=checked, note=note, blind_spots=blind_spots)
 
 
 def say(text: str) -> None:

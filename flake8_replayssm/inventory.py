@@ -4,7 +4,17 @@ like a launch where none was recognised.
 A linter's silence must mean "clean", not "not seen": ``replayssm-lint check
 --show-launches`` (and ``--verbose``) list each launch with its model, release and the
 assumptions it was judged under, and the launch-looking lines that no launch covers,
-so a user can see what the linter did not understand.
+so a user can see what the linter did not understand; the summary line counts those lines.
+
+A **launch-looking line** names an engine's entry point (``vllm serve``, ``vllm run-batch``,
+``vllm bench latency``, ``python -m vllm.entrypoints.openai.api_server``, ``sglang serve``,
+``python -m sglang.launch_server``...: each engine's ``launch_looking`` in its
+``engine.toml``), no recognised launch covers it, and it is not prose: not a comment, an
+``echo``/``printf``/log line, an import, a step's ``name:``, Markdown outside a code block,
+nor in Python a docstring, a ``print``/logging/``help=`` string or any string written where
+nothing runs it (:mod:`.frontends.python.places`); there the string's value is what names
+the entry point (``["vllm", "serve", model]`` does).  An engine class call or an image name
+alone is not one: the one is judged wherever it is read, the other runs what its command says.
 """
 
 from __future__ import annotations
@@ -18,9 +28,12 @@ from . import engines
 if TYPE_CHECKING:
     from .verdicts import Verdict
 
-#: lines that only talk about a launch: comments, log and help text, process management
+#: lines that only talk about a launch: comments, log and help text, a program's log output
+#: (``INFO 08-20 10:12:03 ...``), process management, imports, the names of CI steps and tasks
 _TALK = re.compile(r"^\s*(?:#|//|<!--|\*|(?:echo|printf|info|warn|warning|error|err|die|debug|msg|say|log|"
-                   r"banner|pkill|pgrep|kill)\b|print\(|log(?:ger|ging)?[.(]|help\s*=|description\s*=)")
+                   r"banner|pkill|pgrep|kill|from|import|INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|print\(|"
+                   r"log(?:ger|ging)?[.(]|help\s*=|description\s*=|"
+                   r"(?:-\s+)?(?:name|description|summary|title|help)\s*:)")
 
 
 @dataclass
@@ -115,6 +128,8 @@ def covered_lines(verdicts: Iterable[Verdict]) -> set[tuple[int | None, int]]:
         launch = verdict.launch
         settings = [launch.model, *launch.options.values(), *launch.env.values()]
         spans = [launch.anchor] + [s.span for s in settings if s is not None]
+        if launch.written is not None:  # a Python call or value: every line of it
+            spans.append(launch.written)
         spans += [s.value_span for s in launch.options.values() if s.value_span is not None]
         by_cell: dict[int | None, list[int]] = {}
         for span in spans:
@@ -125,48 +140,20 @@ def covered_lines(verdicts: Iterable[Verdict]) -> set[tuple[int | None, int]]:
     return covered
 
 
-def _image_only(text: str) -> bool:
-    """The line looks like a launch only because it names an engine's image (``FROM
-    vllm/vllm-openai:v0.33.0``, ``image: lmsysorg/sglang``).
-
-    The image names (``\\S*vllm/vllm-openai\\S*``) are matched word by word: searched in
-    the whole line, they re-read a long word from each of its letters (quadratic)."""
-    names = engines.image_name()
-    words = text.split()
-    rest = [word for word in words if not names.fullmatch(word)]
-    return len(rest) < len(words) and not engines.launch_looking().search(" ".join(rest))
+#: a line the frontend already found launch-looking (a Python string that names an entry point)
+Candidate = tuple[int | None, int, str, bool]
 
 
-def _images_in_use(candidates: Sequence[tuple[int | None, int, str]],
-                   verdicts: Sequence[Verdict]) -> set[tuple[int | None, int]]:
-    """(cell, line) of the image lines a launch runs in: a launch lies between that image line
-    and the neighbouring image lines (its Dockerfile stage, its container, its service)."""
-    images: dict[int | None, list[int]] = {}
-    for cell, line, text in candidates:
-        if _image_only(text):
-            images.setdefault(cell, []).append(line)
-    anchors: dict[int | None, list[int]] = {}
-    for verdict in verdicts:
-        if verdict.launch.anchor.source is None:
-            anchors.setdefault(verdict.launch.anchor.cell, []).append(verdict.launch.anchor.line)
-    used = set()
-    for cell, lines in images.items():
-        lines.sort()
-        for k, line in enumerate(lines):
-            low = lines[k - 1] if k else 0
-            high = lines[k + 1] if k + 1 < len(lines) else float("inf")
-            if any(low < anchor < high for anchor in anchors.get(cell, [])):
-                used.add((cell, line))
-    return used
-
-
-def unrecognised_lines(candidates: Iterable[tuple[int | None, int, str]],
-                       verdicts: Iterable[Verdict]) -> list[Unrecognised]:
-    candidates, verdicts = list(candidates), list(verdicts)
-    covered = covered_lines(verdicts) | _images_in_use(candidates, verdicts)
+def unrecognised_lines(candidates: Iterable[Candidate], verdicts: Iterable[Verdict]) -> list[Unrecognised]:
+    """The launch-looking lines among ``candidates`` ((cell, line, text, already found
+    launch-looking)) that no launch of ``verdicts`` covers."""
+    covered = covered_lines(verdicts)
+    looking = engines.launch_looking()
     out = []
-    for cell, line, text in candidates:
-        if (cell, line) not in covered and engines.launch_looking().search(text) and not _TALK.match(text):
+    for cell, line, text, found in candidates:
+        if (cell, line) in covered:
+            continue
+        if found or looking.search(text) and not _TALK.match(text):
             snippet = " ".join(text.split())
             out.append(Unrecognised(line, cell, snippet if len(snippet) <= 100 else snippet[:97] + "..."))
     return out

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable
 from . import engines
 from .config import LintConfig
 from .files import confined_to
-from .inventory import LaunchNote, Unrecognised, launch_notes, unrecognised_lines
+from .inventory import Candidate, LaunchNote, Unrecognised, launch_notes, unrecognised_lines
 from .model import Command, Finding, Launch, Span
 from .noqa import Suppressions
 from .triggers import TRIGGER_NEEDLES, contains_trigger, has_trigger
@@ -66,10 +66,14 @@ class FileResult:
     error: str | None = None
     #: one line per launch: which release judged it and why (for --verbose)
     notes: list[str] = field(default_factory=list)
-    #: with LintConfig.inventory: every launch seen, and launch-looking lines none covers
+    #: with LintConfig.inventory: every launch seen, and launch-looking lines none covers (without
+    #: it, those of a text that can hold a finding: the summary line counts them)
     launches: list[LaunchNote] = field(default_factory=list)
     unrecognised: list[Unrecognised] = field(default_factory=list)
     path: str = ""
+    #: launch-looking lines no launch covers in a text that can hold a finding (it holds a trigger
+    #: token): where a launch the linter did not read could hide one
+    blind_spots: int = 0
 
 
 def _shell(text: str, base_dir: str | None) -> list[Command]:
@@ -174,6 +178,7 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
 
     check_notebook(text)
     launches = _commands_to_launches(notebook.commands_in_notebook(text, path=path, base_dir=base_dir))
+    launches += _written_files_launches(text, base_dir)
     for cell, source in notebook.markdown_cells_of_notebook(text):
         if has_trigger(source):
             launches += [_in_cell(launch, cell) for launch in _markdown_launches(source, base_dir, path)]
@@ -201,6 +206,27 @@ def _notebook_launches(text: str, base_dir: str | None, path: str | None) -> lis
                 launches += [_in_cell(launch, cell) for launch in _python_launches(source, base_dir)]
             except NotChecked as exc:
                 not_followed(Span(exc.line, exc.col, exc.line, exc.col, cell=cell), exc.reason)
+    return launches
+
+
+def _written_files_launches(text: str, base_dir: str | None) -> list[Launch]:
+    """The launches of the files a notebook's ``%%writefile PATH`` cells write, each read as the
+    kind PATH names (a script, a manifest, a serve config), placed in its cell from line 2."""
+    from .frontends import notebook
+
+    launches: list[Launch] = []
+    for cell, name, body in notebook.written_files_of_notebook(text):
+        kind = detect_kind(name, body)
+        if kind is None or kind == "notebook" or not has_trigger(body, kind):
+            continue
+        try:
+            with _relayed_down(1):
+                found = launches_in(body, kind, path=os.path.join(base_dir, name) if base_dir else name)
+        except NotChecked as exc:
+            not_followed(Span(exc.line + 1, exc.col, exc.line + 1, exc.col, cell=cell),
+                         f"the file {name} a %%writefile cell writes {without_line(exc.reason)}")
+            continue
+        launches += [_in_cell(_shifted(launch, 1), cell) for launch in found]
     return launches
 
 
@@ -429,7 +455,9 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     text, or the parts a frontend did not follow.  ``--config`` files named in
     the text are read only inside the project (:func:`.files.confined_to`).
     """
-    if not has_trigger(text, kind) and not (config.inventory and engines.launch_looking().search(text)):
+    triggered = has_trigger(text, kind)
+    if not triggered and not (config.inventory and (any(p in text for p in engines.programs())
+                                                    or "engine_kwargs" in text)):
         return FileResult([], [])
     text = line_ends(text, kind)  # the lines the spans, noqa comments and notes are counted in
     root = str(config.project_root) if config.project_root is not None else \
@@ -470,30 +498,55 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
                  f"{_model_note(v, config)}"
                  for v in verdicts] + [f"{path or '-'}: {n}" for n in record.notes]
     result = FileResult(verdicts, findings, notes=notes, path=path or "")
+    if config.inventory or whole is None and any(p in text for p in engines.programs()):
+        result.unrecognised = unrecognised_lines(_candidate_lines(text, kind), verdicts)
+        result.blind_spots = len(result.unrecognised) if triggered else 0
     if config.inventory:
         result.launches = launch_notes(verdicts, held)
-        result.unrecognised = unrecognised_lines(_candidate_lines(text, kind), verdicts)
     return result
 
 
-def _candidate_lines(text: str, kind: str) -> list[tuple[int | None, int, str]]:
-    """(cell, line, text) of the lines a launch could be written on: a Markdown page's (and
-    a notebook's markdown cells') code blocks, a notebook's code cells, any line elsewhere."""
+def _candidate_lines(text: str, kind: str) -> list[Candidate]:
+    """(cell, line, text, already found launch-looking) of the lines a launch could be written
+    on: a Markdown page's (and a notebook's markdown cells') code blocks, a notebook's code
+    cells, any line elsewhere; in Python, the strings that name an entry point where a command
+    can be (:func:`.frontends.python_screen.looking_lines`)."""
     if kind == "markdown":
         from .frontends.markdown import code_lines_of_markdown
 
-        return [(None, line, body) for line, body in code_lines_of_markdown(text)]
-    if kind == "notebook":
-        from .frontends import notebook
-        from .frontends.markdown import code_lines_of_markdown
+        return [(None, line, body, False) for line, body in code_lines_of_markdown(text)]
+    lines = text.split("\n")
+    if kind == "python":
+        from .frontends.python_screen import looking_lines
 
-        out: list[tuple[int | None, int, str]] = []
-        for cell in notebook.code_cells_of_notebook(text):
-            out += [(cell, k + 1, line) for k, line in enumerate(notebook.cell_source(text, cell).split("\n"))]
-        for cell, source in notebook.markdown_cells_of_notebook(text):
-            out += [(cell, line, body) for line, body in code_lines_of_markdown(source)]
-        return out
-    return [(None, k + 1, line) for k, line in enumerate(text.split("\n"))]
+        return [(None, line, lines[line - 1], True) for line in looking_lines(text) if 0 < line <= len(lines)]
+    if kind == "notebook":
+        return _notebook_candidates(text)
+    return [(None, k + 1, line, False) for k, line in enumerate(lines)]
+
+
+def _notebook_candidates(text: str) -> list[Candidate]:
+    """A notebook's candidate lines: its Python cells' strings (as in a Python file), its shell
+    lines (``!``, ``%%bash``, a bash kernel's cells) and its markdown cells' code blocks."""
+    from .frontends import notebook
+    from .frontends.markdown import code_lines_of_markdown
+    from .frontends.python_screen import looking_lines
+
+    python = dict(notebook.python_cells_of_notebook(text))
+    out: list[Candidate] = []
+    for cell in notebook.code_cells_of_notebook(text):
+        raw = notebook.cell_source(text, cell).split("\n")
+        source = python.get(cell)
+        if source is None:  # a shell kernel's cell
+            out += [(cell, k + 1, line, False) for k, line in enumerate(raw)]
+            continue
+        blanked = source.split("\n")
+        out += [(cell, k + 1, line, False) for k, line in enumerate(raw)  # its `!` and `%%bash` lines
+                if k >= len(blanked) or blanked[k] != line]
+        out += [(cell, line, raw[line - 1], True) for line in looking_lines(source) if 0 < line <= len(raw)]
+    for cell, source in notebook.markdown_cells_of_notebook(text):
+        out += [(cell, line, body, False) for line, body in code_lines_of_markdown(source)]
+    return out
 
 
 def _with_install_pins(launches: list[Launch], text: str) -> list[Launch]:

@@ -449,7 +449,8 @@ def lint_file(path: str, config: LintConfig | Callable[[], LintConfig],
         return FileResult([], [found] if settings().is_enabled(found.code) else [])
     if not contains_trigger(screened, kind):  # most files stop here, undecoded
         # ...unless every launch is to be listed, clean ones too (--show-launches)
-        if not inventory or not (b"vllm" in screened or b"LLM" in screened or b"engine_kwargs" in screened):
+        if not inventory or not (any(p.encode() in screened for p in engines.programs())
+                                 or b"engine_kwargs" in screened):
             return FileResult([], []) if kind else None
     text = decode(data, kind).text
     kind = kind or detect_kind(path, text)

@@ -45,10 +45,14 @@ def find_entry(words: Sequence[Word], env: dict[str, Word]) -> Entry | None:
             if text is None else None
         if unseen is not None:
             return _with_unseen_env(unseen.program_entry(words, i, env), env_unseen)
+        if _unseen_interpreter(words, i):
+            return _with_unseen_env(_python_entry(words, i, env), env_unseen)  # `$PYTHON -m vllm...`
         if text is None and words[i].splat and i + 1 < len(words):
             i += 1  # `$PROFILER vllm serve ...`: an unseen wrapper, judged as written
             continue
-        if text is None or UNKNOWN_PART in text and not ENV_ASSIGNMENT.match(text):
+        if text is not None and UNKNOWN_PART in text and not ENV_ASSIGNMENT.match(text):
+            text = _program_behind_path(text)  # `"$VENV/bin/python" -m ...`, `$ROOT/bin/vllm serve`
+        if text is None:
             return None
         if ENV_ASSIGNMENT.match(text):
             key, _, value = text.partition("=")
@@ -82,6 +86,13 @@ def find_entry(words: Sequence[Word], env: dict[str, Word]) -> Entry | None:
     return None
 
 
+def _program_behind_path(text: str) -> str | None:
+    """The program a path with an unseen folder names (``$VENV/bin/vllm``): its basename, when
+    that is written in full; None when the program's own name is not seen."""
+    name = basename(text)
+    return name if name and UNKNOWN_PART not in name and "/" in text else None
+
+
 def _with_unseen_env(entry: Entry | None, labels: list[str]) -> Entry | None:
     """``entry``, run in an environment that the sources ``labels`` may add variables to."""
     for label in labels if entry is not None else ():
@@ -110,10 +121,16 @@ def _behind_unknown_program(words: Sequence[Word], i: int, name: str) -> int | N
     return None
 
 
+def _unseen_interpreter(words: Sequence[Word], k: int) -> bool:
+    """An unseen word followed by ``-m`` (``$PYTHON -m vllm.entrypoints...``): an interpreter."""
+    return words[k].text is None and k + 1 < len(words) and words[k + 1].text == "-m"
+
+
 def _starts_entry(words: Sequence[Word], k: int) -> bool:
     """An engine's program or an interpreter starts at ``k`` (what an unknown program may run)."""
     if words[k].text is None:
-        return engines.unseen_program(words[k], words[k + 1] if k + 1 < len(words) else None) is not None
+        return _unseen_interpreter(words, k) \
+            or engines.unseen_program(words[k], words[k + 1] if k + 1 < len(words) else None) is not None
     name = basename(words[k].text)
     return engines.is_program(name) or bool(PYTHON.match(name))
 
@@ -122,7 +139,8 @@ def starts_command(words: Sequence[Word], i: int) -> bool:
     """Whether a command :func:`find_entry` knows starts at ``words[i]`` (where a wrapper's own
     words end): an engine's program, an interpreter, a container runtime or another wrapper."""
     if words[i].text is None:
-        return engines.unseen_program(words[i], words[i + 1] if i + 1 < len(words) else None) is not None
+        return _unseen_interpreter(words, i) \
+            or engines.unseen_program(words[i], words[i + 1] if i + 1 < len(words) else None) is not None
     return starts_program(words[i].text)
 
 
@@ -130,6 +148,30 @@ def starts_program(text: str | None) -> bool:
     name = basename(text)
     return engines.is_program(name) or bool(PYTHON.match(name)) or name in CONTAINER_RUNTIMES \
         or name in wrappers()
+
+
+#: shells: ``sh -c "..."`` in a value is a command (its script is read as shell)
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
+
+
+def written_as_command(words: Sequence[Word]) -> bool:
+    """Whether ``words`` begin the way a command is written: after ``NAME=value`` words, a
+    program the linter knows (an engine's, an interpreter, a container runtime, a wrapper, a
+    shell), a path or an unseen word (``$VLLM``, an f-string's ``{python}``), or a program it
+    does not know that hands the rest on after ``--`` (``ray job submit ... -- vllm serve``).
+
+    Where text is only kept or handed on (a Python string, not a shell script), this tells a
+    command from a sentence that mentions an entry point (``"Please run vllm serve MODEL"``).
+    """
+    i = 0
+    while i < len(words) and words[i].text is not None and ENV_ASSIGNMENT.match(words[i].text):
+        i += 1
+    if i >= len(words):
+        return False
+    first = words[i].text
+    if first is None or "/" in first or UNKNOWN_PART in first:
+        return True
+    return starts_program(first) or basename(first) in SHELLS or any(w.text == "--" for w in words[i + 1:])
 
 
 def _python_entry(words: Sequence[Word], i: int, env: dict[str, Word]) -> Entry | None:

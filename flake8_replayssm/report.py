@@ -50,24 +50,29 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def summary(findings: Sequence[Finding], checked: int) -> str:
-    """The closing count line of text output."""
+def summary(findings: Sequence[Finding], checked: int, blind_spots: int = 0) -> str:
+    """The closing count line of text output, with the launch-looking lines no launch covers in
+    the files that can hold a finding (:mod:`.inventory`): silence means clean, not unseen."""
     if not findings:
-        return f"No findings ({_plural(checked, 'file')} checked)."
-    counts = collections.Counter(severity(f.code) for f in findings)
-    parts = ", ".join(_plural(counts[s], s) for s in ("error", "warning", "note") if counts[s])
-    files = len({f.path for f in findings})
-    return f"Found {_plural(len(findings), 'finding')} ({parts}) in {_plural(files, 'file')} " \
-           f"({checked} checked)."
+        said = f"No findings ({_plural(checked, 'file')} checked)"
+    else:
+        counts = collections.Counter(severity(f.code) for f in findings)
+        parts = ", ".join(_plural(counts[s], s) for s in ("error", "warning", "note") if counts[s])
+        files = len({f.path for f in findings})
+        said = f"Found {_plural(len(findings), 'finding')} ({parts}) in {_plural(files, 'file')} ({checked} checked)"
+    if blind_spots:
+        them = "it" if blind_spots == 1 else "them"
+        said += f"; {_plural(blind_spots, 'launch-looking line')} not recognised: --show-launches lists {them}"
+    return said + "."
 
 
-def text(findings: Sequence[Finding], *, checked: int | None = None, note: str = "") -> str:
+def text(findings: Sequence[Finding], *, checked: int | None = None, note: str = "", blind_spots: int = 0) -> str:
     """``path:line:col: CODE severity: message`` per finding, then the count line."""
     out = [line(f"{_where(f)}: {f.code} {severity(f.code)}: {f.message}") + "\n" for f in findings]
     if note:
         out.append(line(note) + "\n")
     if checked is not None:
-        out.append(summary(findings, checked) + "\n")
+        out.append(summary(findings, checked, blind_spots) + "\n")
     return "".join(out)
 
 

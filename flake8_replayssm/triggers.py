@@ -18,17 +18,15 @@ TRIGGER_NEEDLES = ("replayssm", "REPLAYSSM", "mamba-block-size", "mamba_block_si
                    # a misspelt ReplaySSM option is a launch the engine rejects (lookalikes.py)
                    "use-replay", "use_replay", "linear-replay", "linear_replay")
 
-#: a Python file can start an engine's command line only through one of these
-PROCESS_WORDS = ("subprocess", "system(", "popen(", "Popen", "shlex", "create_subprocess")
-
 
 @lru_cache(maxsize=1)
 def python_launchers() -> tuple[str, ...]:
-    """Text without which a Python file holds no launch: a process call, or an engine's
-    keyword-launch call (``LLM(``, ``EngineArgs``, ``Engine(``...)."""
+    """Text without which a Python file holds no launch: a string that can be part of an engine's
+    command line (``"vllm"``, ``vllm serve``, ``sglang.launch_server``), wherever it is handed,
+    or an engine's keyword-launch call (``LLM(``, ``EngineArgs``, ``Engine(``...)."""
     from . import engines
 
-    return engines.call_words() + PROCESS_WORDS
+    return engines.call_words() + engines.launch_strings()
 
 
 #: substrings that several needles share: a needle holding one is grouped under it

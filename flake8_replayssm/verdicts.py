@@ -9,6 +9,7 @@ finding carries when it holds only if the unseen extra arguments add nothing
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Sequence
 
@@ -133,6 +134,15 @@ def unseen_env_note(launch: Launch, variables: str) -> str:
     labels = [readable(label) for label in launch.env_unseen] or ["an environment the file does not show"]
     verb = "set" if len(labels) > 1 else "sets"
     return f"assuming {' and '.join(labels)} {verb} no {variables}"
+
+
+def rests_on_unseen_environment(message: str) -> bool:
+    """Whether a finding's message says it holds only if an environment the file does not show
+    sets none of the variables it names (:func:`unseen_env_note`)."""
+    return _UNSEEN_ENV.search(message) is not None
+
+
+_UNSEEN_ENV = re.compile(r"\(assuming .+? sets? no ")
 
 
 def closed_environment(launch: Launch, judge: Callable[[Launch], list[Finding]], variables: str,

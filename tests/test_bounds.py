@@ -59,7 +59,7 @@ def _yaml_alias_walk() -> str:
     (_shell_doubling, "shell", {"RSM008"}),
     (_array_doubling, "shell", {"RSM008"}),
     (_dict_doubling, "python", {"RSM008"}),
-    (_string_doubling, "python", set()),
+    (_string_doubling, "python", {"RSM008"}),  # a0 is itself a command kept in a variable (issue 18)
     (_yaml_aliases, "yaml", {"RSM008"}),
     (_yaml_alias_walk, "yaml", {"RSM001", "RSM008"}),  # Helm-style args, the default model
 ])

@@ -70,8 +70,14 @@ def unseen_program(word: Word, following: Word | None) -> Engine | None:
 
 
 def keyword_class(module: str, name: str) -> str | None:
-    """``engine:Class`` for a keyword-launch class imported from ``module`` (None: not one)."""
-    return next((f"{e.NAME}:{name}" for e in all_engines() if e.keyword_class(module, name)), None)
+    """``engine:Class`` for a keyword-launch class imported from ``module`` (None: not one);
+    ``engine:Class:module.Name`` for another package's class that hands its keywords on to it
+    (``vllm:EngineArgs:art.dev.EngineArgs``: the model is that package's business)."""
+    for e in all_engines():
+        if e.keyword_class(module, name):
+            forwarded = name in e.WORDS.forwarded_classes.get(module, ())
+            return f"{e.NAME}:{name}" + (f":{module}.{name}" if forwarded else "")
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -87,14 +93,8 @@ def names_a_value(flag: str, value: str) -> bool:
 
 @lru_cache(maxsize=1)
 def launch_looking() -> re.Pattern[str]:
-    """A line that looks like some engine's launch (``--show-launches`` lists unrecognised ones)."""
+    """Some engine's entry point named in a line (a launch-looking line where no launch covers it)."""
     return re.compile("|".join(f"(?:{e.WORDS.launch_looking})" for e in all_engines()))
-
-
-@lru_cache(maxsize=1)
-def image_name() -> re.Pattern[str]:
-    """Some engine's image named on a line."""
-    return re.compile("|".join(f"(?:{e.WORDS.image_name})" for e in all_engines()))
 
 
 @lru_cache(maxsize=1)

@@ -56,6 +56,9 @@ class Words:
     programs: frozenset[str]
     #: what follows an unseen word named for a program when it is that program (``"$VLLM" serve``)
     unseen_program_before: frozenset[str]
+    #: the first words of its sub-commands (``serve``): a string of the program alone is part of a
+    #: command only where one of them is quoted too
+    subcommands: tuple[str, ...]
     #: text whose presence makes a Python string a possible command line (``vllm serve``)
     launch_strings: tuple[str, ...]
     #: a regular expression a Python string constant must match to be part of a command line
@@ -68,7 +71,11 @@ class Words:
     keyword_module: str
     #: names whose call in a code block says it is Python using the engine (a fence without a language)
     python_names: frozenset[str]
-    #: a regular expression for a line that looks like this engine's launch (``--show-launches``)
+    #: classes of other packages whose keywords are the engine's own options, handed on to it
+    #: (module -> class names; ``art.dev`` -> ``EngineArgs``): read as ``keyword_classes`` are
+    forwarded_classes: Mapping[str, frozenset[str]]
+    #: a regular expression for an entry point of the engine named in a line (``vllm serve``,
+    #: ``vllm.entrypoints.openai.api_server``): a launch-looking line when no launch covers it
     launch_looking: str
     #: a regular expression for its image's name on a line (``\\S*vllm/vllm-openai\\S*``)
     image_name: str
@@ -106,11 +113,13 @@ class Engine:
         self.CONFIG_EVIDENCE: int = about["config_evidence"]
         self.WORDS = Words(
             programs=frozenset(words["programs"]), unseen_program_before=frozenset(words["unseen_program_before"]),
+            subcommands=tuple(words["subcommands"]),
             launch_strings=tuple(words["launch_strings"]), launch_word=words["launch_word"],
             call_words=tuple(words["call_words"]), keyword_classes=frozenset(words["keyword_classes"]),
             keyword_module=words["keyword_module"], python_names=frozenset(words["python_names"]),
             launch_looking=words["launch_looking"], image_name=images["name"],
-            env_prefixes=tuple(words.get("env_prefixes", ())))
+            env_prefixes=tuple(words.get("env_prefixes", ())),
+            forwarded_classes={module: frozenset(names) for module, names in words["forwarded_classes"].items()})
         self._image = re.compile(images["pattern"])
         self._image_entry: str | None = images["entry"] or None
         self._release_path = re.compile(images["release_path"]) if images["release_path"] else None
@@ -175,7 +184,8 @@ class Engine:
 
     def keyword_class(self, module: str, name: str) -> bool:
         """Whether ``name`` imported from ``module`` is one of the engine's keyword classes."""
-        return name in self.WORDS.keyword_classes and self._keyword_module.match(module) is not None
+        return name in self.WORDS.keyword_classes and self._keyword_module.match(module) is not None \
+            or name in self.WORDS.forwarded_classes.get(module, ())
 
     def launch_from_keywords(self, cls: str, **keywords: Any) -> Launch | None:
         """The launch a keyword call of ``cls`` performs (``label``, ``anchor``, ``model``,

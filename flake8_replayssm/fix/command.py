@@ -43,6 +43,7 @@ from ..lint import detect_kind, has_trigger, lint_text
 from ..model import Finding
 from ..rules import severity
 from ..unchecked import NotChecked
+from ..verdicts import rests_on_unseen_environment
 from .codemod import FixOutcome, fix_text
 from .writing import Interrupted, NotWritten, WriteRefused, write_fixed
 
@@ -158,6 +159,9 @@ def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counte
         return f"needs --unsafe: {UNSAFE_WHY.get(code, 'the fix changes what the launch does')}"
     if any(code in note for note in outcome.notes):
         return "left out: the fix would make vLLM refuse to start a launch it accepts now"
+    if rests_on_unseen_environment(finding.message):
+        return "the environment the command runs in is not written in this file (see what the message " \
+               "assumes): set the variable where it runs"
     return "no edit fits this launch as written (a value or environment from elsewhere, or a form " \
            "that cannot be edited safely)"
 

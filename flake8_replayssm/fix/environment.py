@@ -68,7 +68,7 @@ class EnvironmentEdits(WordEdits, KeywordEdits):
         if ctx == "plain" and self.kind in STRUCTURAL_KINDS:
             return self._prefix_env(anchor, assignment, code)
         if ctx == "element" and self.py is not None:
-            return self._argv_call_env(anchor, name, value, code)
+            return self._argv_call_env(launch, name, value, code)
         return False
 
     def _prefix_env(self, anchor: Span, assignment: str, code: str) -> bool:
@@ -82,22 +82,41 @@ class EnvironmentEdits(WordEdits, KeywordEdits):
             return True
         return False
 
-    def _argv_call_env(self, anchor: Span, name: str, value: str, code: str) -> bool:
-        """An entry in the ``env={...}`` of the ``subprocess`` call whose argv list holds the
-        anchor, or ``env={**os.environ, ...}`` where the call has none and ``os`` is imported."""
+    def _argv_call_env(self, launch: Launch, name: str, value: str, code: str) -> bool:
+        """An entry in the ``env={...}`` of the ``subprocess`` call that runs the argv list holding
+        the anchor (written in the call, or a variable the call is given: the launch was read at
+        that call), or ``env={**os.environ, ...}`` where the call has none (``import os`` added
+        when the module has none)."""
         assert self.py is not None
+        anchor = launch.anchor
         call = next((c for c in self.py.argv_calls if span_key(anchor) in c.get("elements", ())), None)
-        if call is None:
+        if call is None and launch.written is not None:
+            call = self.py.calls_by_range.get(self.offsets(launch.written))
+        if call is None or not call["args"]:
             return False
         entry = f"{json.dumps(name)}: {json.dumps(value)}"
         if "env_dict" in call:
             d_start, _, count = call["env_dict"]
             self.add(d_start + 1, d_start + 1, entry + (", " if count else ""), code)
             return True
-        if call["has_env"] or not self.py.imports_os:
+        if call["has_env"] or not self.ensure_os_import(call["start"], code):
             return False
         last = call["args"][-1]
         self.insert_args_after(last["start"], last["end"], [f"env={{**os.environ, {entry}}}"], code)
+        return True
+
+    def ensure_os_import(self, before: int, code: str) -> bool:
+        """``import os`` after the module's leading imports when it has none (False: no place for
+        it before offset ``before``)."""
+        assert self.py is not None
+        if self.py.imports_os or self.os_import_planned:
+            return True
+        at = self.py.import_at
+        if at is None or at > self.index.line_start(before):
+            return False
+        head = ("" if at == 0 or self.text[at - 1] == "\n" else self.newline) + f"import os{self.newline}"
+        self.add(at, at, head, code)
+        self.os_import_planned = True
         return True
 
     def _yaml_env(self, launch: Launch, ctx: str | None, name: str, value: str, code: str) -> bool:
@@ -136,11 +155,12 @@ class EnvironmentEdits(WordEdits, KeywordEdits):
         s_start, _, indent, _ = statement
         line_start = self.index.line_start(s_start)
         line = f"{indent}os.environ[{json.dumps(name)}] = {json.dumps(value)}{self.newline}"
-        if not self.py.imports_os:
+        if not self.py.imports_os and not self.os_import_planned:
             at = self.py.import_at
             if at is None or at > line_start:
                 return False
             head = ("" if at == 0 or self.text[at - 1] == "\n" else self.newline) + f"import os{self.newline}"
+            self.os_import_planned = True
             if at == line_start:
                 self.add(at, at, head + line, code)
                 self.environ_planned.add(name)

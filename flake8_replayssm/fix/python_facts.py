@@ -38,6 +38,8 @@ class PyFacts:
     argv_calls: list[dict[str, Any]] = field(default_factory=list)
     #: engine calls by func span key: arg ranges and keyword names
     calls_by_func: dict[PosKey, dict[str, Any]] = field(default_factory=dict)
+    #: every call by its (start, end) offsets: the same facts, with its ``env=`` (``env_dict``, ``has_env``)
+    calls_by_range: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
     #: statements (start offset of the line, indentation, simple) containing a call func
     statements: list[tuple[int, int, str, bool]] = field(default_factory=list)
     imports_os: bool = False
@@ -183,6 +185,12 @@ class _Visitor(cst.CSTVisitor):
         start, end = self._offsets(node)
         info: dict[str, Any] = {"args": args, "start": start, "end": end, "open": self._offsets(node.func)[1]}
         self.facts.calls_by_func[self._key(node.func)] = info
+        self.facts.calls_by_range[(start, end)] = info
+        env = next((a for a in args if a["keyword"] == "env"), None)
+        if env is not None and isinstance(env["node"], cst.Dict):
+            d_start, d_end = self._offsets(env["node"])
+            info["env_dict"] = (d_start, d_end, len(env["node"].elements))
+        info["has_env"] = env is not None
         if node.args and isinstance(node.args[0].value, (cst.List, cst.Tuple)) and node.args[0].keyword is None:
             self._argv_call(node, info)
 
@@ -202,11 +210,6 @@ class _Visitor(cst.CSTVisitor):
         first = node.args[0].value
         assert isinstance(first, (cst.List, cst.Tuple))
         info["elements"] = {self._key(e.value) for e in first.elements if isinstance(e, cst.Element)}
-        env = next((a for a in info["args"] if a["keyword"] == "env"), None)
-        if env is not None and isinstance(env["node"], cst.Dict):
-            d_start, d_end = self._offsets(env["node"])
-            info["env_dict"] = (d_start, d_end, len(env["node"].elements))
-        info["has_env"] = env is not None
         self.facts.argv_calls.append(info)
 
 

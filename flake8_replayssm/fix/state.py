@@ -59,6 +59,8 @@ class PlanState:
         #: environment variables set by a new ``os.environ[...]`` line (once per text: later
         #: launches see the line in the next round)
         self.environ_planned: set[str] = set()
+        #: an ``import os`` line is planned in this round (``env={**os.environ, ...}``, ``os.environ[...]``)
+        self.os_import_planned = False
         #: words to delete in the launch being planned: (start, end, in a list, code)
         self.deletions: list[tuple[int, int, bool, str]] = []
         #: span -> the text the word there must have (checked before editing it)

@@ -8,7 +8,10 @@ are reported (``Span.cell``).
   IPython does), ``%sx cmd`` / ``%system cmd``: shell;
 - ``%%bash``, ``%%sh``, ``%%script bash|sh`` cells: shell (body from line 2);
 - ``%%capture`` / ``%%time`` / ``%%timeit`` cells: Python after the first line;
-- other ``%%`` cell magics (``%%writefile``, ``%%html``...) are neither;
+- ``%%writefile [-a] PATH`` cells write a file: their body is read as the kind of file PATH
+  names (``serve.sh``, ``config.yaml``, ``Dockerfile``, a script with a shell shebang), by
+  :func:`written_files_of_notebook`;
+- other ``%%`` cell magics (``%%html``...) are neither;
 - ``%`` line magics are ignored, except ``%env K=V`` / ``%set_env`` and Python
   ``os.environ["K"] = "V"``, which set the environment of the shell commands
   that follow (in cell order).
@@ -183,6 +186,24 @@ def _blank(line: str) -> str:
     """An IPython-only line as Python: ``pass`` at its indentation keeps blocks valid."""
     indent = len(line) - len(line.lstrip())
     return line[:indent] + "pass" if indent else ""
+
+
+_WRITEFILE = re.compile(r"^%%writefile(?:\s+-a|\s+--append)*\s+(\S.*?)\s*$")
+
+
+def written_files_of_notebook(text: str) -> list[tuple[int, str, str]]:
+    """``(cell index, path, body)`` of every ``%%writefile PATH`` cell: a file the notebook writes
+    (a script, a manifest, a config) whose body starts on the cell's line 2."""
+    if _runs_shell(text):
+        return []
+    out = []
+    for index, cell in enumerate(_cells(text)):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            first, _, body = source_of(cell).partition("\n")
+            m = _WRITEFILE.match(first.strip())
+            if m is not None:
+                out.append((index, m.group(1).strip("\"'"), body))
+    return out
 
 
 def shell_parts_of_notebook(text: str) -> list[tuple[int, str, int]]:

@@ -1,29 +1,36 @@
-"""A cheap screen before the libcst frontend: can this Python file hold a launch?
+"""A cheap screen before the Python frontend: can this file hold a launch, and on which lines?
 
-libcst costs about ten times ``ast.parse`` (plus as much again for positions),
-and the text pre-filter lets through files that merely mention a trigger token,
-such as vLLM's own config code.  This screen parses with :mod:`ast` and keeps
-only files with a call that could be a launch we judge: an engine constructor
-(``LLM``/``EngineArgs``/``AsyncEngineArgs``) given one of the options we read
-or a ``**mapping``, or a process call (``subprocess``, ``os.system``,
-``shlex.split``, ``asyncio.create_subprocess_*``) whose arguments hold or name
-a string that can be part of a vLLM command line.  It only ever says "skip" when the full
+The text pre-filter lets through files that merely mention a trigger token, such as vLLM's
+own config code.  This screen keeps only files with something the frontend would judge: an
+engine constructor (``LLM``/``EngineArgs``/``AsyncEngineArgs``, SGLang's ``Engine``/
+``ServerArgs``, under any import alias) given one of the options we read or a ``**mapping``,
+or a string naming an engine's entry point (``"vllm"``, ``"vllm serve ..."``,
+``"...api_server"``, ``"python3 -m sglang.launch_server ..."``) written where a command is
+handed on, returned or stored, not in talk (a docstring, ``print``, logging, ``help=``:
+:mod:`.python.places`).  Which of those strings start an engine is the recogniser's business.
+
+It never walks a whole syntax tree: only the lines that mention an engine by name (or an
+imported engine class's alias) are looked at, by descending from the module only into the
+statements and expressions that span one of them.  The lines it returns are those of the
+possible launches and of the uses of the variables that hold one; the frontend reads only
+the functions and classes that contain one of them.  It only ever says "skip" when the full
 frontend would find nothing to report.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 from functools import lru_cache
+from typing import Iterator
 
 from .. import engines
 from ..frameworks import RAY_SERVE_LLM
-from ..triggers import PROCESS_WORDS
-
-PROCESS_NAMES = frozenset({"run", "Popen", "call", "check_call", "check_output", "system", "popen",
-                           "split", "create_subprocess_exec", "create_subprocess_shell"})
+from ..model import Span, Word
+from ..recognise import find_entry, written_as_command
+from .python.places import NAME, STORE, place_of
 
 
 def _name(func: ast.expr) -> str | None:
@@ -32,44 +39,6 @@ def _name(func: ast.expr) -> str | None:
     if isinstance(func, ast.Attribute):
         return func.attr
     return None
-
-
-def _launch_string(value: str) -> bool:
-    """A string that can be part of an engine's command line: the program itself, ``vllm serve``,
-    an entry-point module, or an engine's image (``vllm.model_executor...`` alone is not)."""
-    return any(program in value for program in engines.programs()) and engines.launch_word().search(value) is not None
-
-
-def _mentions_vllm(node: ast.AST, vllm_names: set[str]) -> bool:
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and _launch_string(sub.value):
-            return True
-        if isinstance(sub, ast.Name) and sub.id in vllm_names:
-            return True
-    return False
-
-
-def _names_built_from_launch_words(assignments: list[tuple[list[ast.expr], ast.expr]]) -> set[str]:
-    """Names assigned a launch-word string, and names built from those (``base = "vllm serve m"``;
-    ``cmd = base + " --flag"``), followed through the assignments once each."""
-    users: dict[str, set[str]] = {}  # name -> names assigned from it
-    found: set[str] = set()
-    for targets, value in assignments:
-        names = [t.id for t in targets if isinstance(t, ast.Name)]
-        if not names:
-            continue  # `x.attr = ...`, `d[k] = ...`: no name to follow
-        for sub in ast.walk(value):  # one walk: the launch words and the names it is built from
-            if isinstance(sub, ast.Name):
-                users.setdefault(sub.id, set()).update(names)
-            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and _launch_string(sub.value):
-                found.update(names)
-    todo = list(found)
-    while todo:
-        for name in users.get(todo.pop(), ()):
-            if name not in found:
-                found.add(name)
-                todo.append(name)
-    return found
 
 
 @lru_cache(maxsize=None)
@@ -83,7 +52,9 @@ def _option_keyword(engine: str) -> re.Pattern[str]:
 
 def _mentioned_engines(text: str) -> list[str]:
     """The engines a text names (their keyword options are read only where they are imported)."""
-    return [name for name in engines.NAMES if any(p in text for p in engines.get(name).WORDS.programs)]
+    words = [engines.get(name).WORDS for name in engines.NAMES]
+    return [name for name, w in zip(engines.NAMES, words)
+            if any(p in text for p in w.programs) or any(m in text for m in w.forwarded_classes)]
 
 
 #: a keyword that may be a misspelt ReplaySSM option (``use_replaysm=``): a TypeError to report
@@ -96,10 +67,39 @@ def _keyword_pattern(names: set[str]) -> re.Pattern[str]:
 
 
 def _text_could_launch(text: str) -> bool:
-    """Before any parse: a process call near a launch-word string, or an engine call (or a Ray
-    Serve LLM config's ``engine_kwargs``) near one of our options written as a keyword."""
-    if any(w in text for w in engines.launch_strings()) and any(w in text for w in PROCESS_WORDS):
-        return True
+    """Before any parse: a string that can be part of an engine's command line, or an engine
+    call (or a Ray Serve LLM config's ``engine_kwargs``) near one of our options written as a
+    keyword."""
+    return _strings_could_launch(text) or _engine_call_text(text)
+
+
+def _strings_could_launch(text: str) -> bool:
+    """Whether a launch string (``"vllm"``, ``vllm serve``, ``vllm.entrypoints.``) may be inside a
+    string literal: not on an import or a comment line, and after a quote on its line or inside
+    a triple-quoted string.  vLLM's own modules name ``vllm.entrypoints`` in their imports and
+    need no parse for that."""
+    for needle in engines.launch_strings():
+        if needle[0] in "'\"" and not _quotes_a_subcommand(text, needle[1:-1]):
+            continue  # `backend == "vllm"`: the program alone, and no sub-command quoted anywhere
+        at = text.find(needle)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            before = text[start:at]
+            code = before.lstrip()
+            if not code.startswith(("from ", "import ", "#")) and (
+                    needle[0] in "'\"" or "'" in before or '"' in before
+                    or text.count('"""', 0, at) % 2 or text.count("'''", 0, at) % 2):
+                return True
+            at = text.find(needle, at + 1)
+    return False
+
+
+def _quotes_a_subcommand(text: str, program: str) -> bool:
+    engine = engines.for_program(program)
+    return engine is None or any(f"{q}{sub}" in text for sub in engine.WORDS.subcommands for q in "'\"")
+
+
+def _engine_call_text(text: str) -> bool:
     if not any(w in text for w in engines.call_words()):
         return False
     return _ray_config(text) or any(_option_keyword(name).search(text) is not None
@@ -142,42 +142,204 @@ def might_launch(text: str) -> bool:
     return candidate_lines(text) is not False
 
 
+class _Lines:
+    """The line numbers (1-based) at which a pattern matches a text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def of(self, pattern: re.Pattern[str]) -> set[int]:
+        starts = self.starts
+        return {bisect.bisect_right(starts, m.start()) for m in pattern.finditer(self.text)}
+
+
+def _nodes_on(tree: ast.Module, lines: list[int]) -> Iterator[tuple[ast.AST, list[ast.AST]]]:
+    """Every node spanning one of ``lines`` (sorted), with its ancestors (outermost first):
+    the descent enters only the statements and expressions that span one of them."""
+    stack: list[tuple[ast.AST, list[ast.AST]]] = [(tree, [])]
+    while stack:
+        node, parents = stack.pop()
+        yield node, parents
+        inner = parents + [node]
+        for child in ast.iter_child_nodes(node):
+            first = getattr(child, "lineno", None)
+            if first is None:  # arguments, keywords without a position, operators...
+                stack.append((child, inner))
+                continue
+            k = bisect.bisect_left(lines, first)
+            if k < len(lines) and lines[k] <= (getattr(child, "end_lineno", None) or first):
+                stack.append((child, inner))
+
+
+def _span(node: ast.AST) -> range:
+    first = getattr(node, "lineno", 1)
+    return range(first, (getattr(node, "end_lineno", None) or first) + 1)
+
+
+def _target_names(holder: ast.AST | None) -> list[str]:
+    targets = holder.targets if isinstance(holder, ast.Assign) else \
+        [holder.target] if isinstance(holder, (ast.AnnAssign, ast.AugAssign)) else []
+    return [t.id for t in targets if isinstance(t, ast.Name)]
+
+
+class _Screen:
+    """One file's possible launches, looked for on the lines that can hold one."""
+
+    def __init__(self, text: str, tree: ast.Module) -> None:
+        self.text, self.tree = text, tree
+        self.lines = _Lines(text)
+        self.found: set[int] = set()
+        self.names: set[str] = set()
+        mentioned = _mentioned_engines(text)
+        self.options = set().union(*(engines.get(name).keyword_options() for name in mentioned))
+        self.classes = set(engines.keyword_classes())
+        self.launch_word = engines.launch_word()
+        #: the values of the strings that name an entry point where a command can be, by id
+        self.places: dict[int, ast.expr] = {}
+
+    def run(self) -> None:
+        for stmt in self.tree.body:  # engine classes imported under another name (`... import LLM as make`)
+            if isinstance(stmt, ast.ImportFrom) and stmt.module:
+                self.classes.update(a.asname for a in stmt.names
+                                    if a.asname and engines.keyword_class(stmt.module, a.name) is not None)
+        programs = "|".join(sorted(map(re.escape, engines.programs())))
+        self.look(self.lines.of(re.compile(programs)))
+        calls = self.lines.of(re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, self.classes))) + r")\b"))
+        self.look(calls, calls_only=True)
+        done: set[str] = set()
+        for _ in range(8):  # variables built from variables that hold a command, a few steps deep
+            new = self.names - done
+            if not new:
+                break
+            done |= new
+            uses = self.lines.of(re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, new))) + r")\b"))
+            self.found |= uses
+            self.look(uses, assignments_only=True)
+
+    def look(self, lines: set[int], *, calls_only: bool = False, assignments_only: bool = False) -> None:
+        if not lines:
+            return
+        for node, parents in _nodes_on(self.tree, sorted(lines)):
+            if assignments_only:
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None \
+                        and any(isinstance(n, ast.Name) and n.id in self.names for n in ast.walk(node.value)):
+                    self.names.update(_target_names(node))
+            elif isinstance(node, ast.ImportFrom) and node.module and not calls_only:
+                self.classes.update(a.asname for a in node.names
+                                    if a.asname and engines.keyword_class(node.module, a.name) is not None)
+            elif isinstance(node, ast.Call) and node.keywords and _name(node.func) in self.classes:
+                if any(k.arg is None or k.arg in self.options or "replay" in k.arg for k in node.keywords):
+                    self.found.update(_span(node))
+            elif not calls_only and isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and self.launch_word.search(node.value) is not None:
+                place = place_of(node, parents)
+                if place is not None and id(place.value) not in self.places:
+                    self.places[id(place.value)] = place.value
+                    parts = list(_parts(place.value))
+                    said = "".join(part for part in parts if part is not None)
+                    if None in parts or _may_start_engine(said, _is_list(place.value)):
+                        self.found.update(_span(place.value))
+                        if place.role in (NAME, STORE):
+                            self.names.update(_target_names(place.holder))
+
+
+#: the last text screened and its screen (the lint and its inventory screen a text once)
+_LAST_SCREEN: list[tuple[str, _Screen]] = []
+
+
+def _screen(text: str, tree: ast.Module) -> _Screen:
+    for seen, screen in _LAST_SCREEN:
+        if seen is text or seen == text:
+            return screen
+    screen = _Screen(text, tree)
+    screen.run()
+    _LAST_SCREEN[:] = [(text, screen)]
+    return screen
+
+
+def looking_lines(text: str) -> list[int]:
+    """The lines of the strings in ``text`` that name an engine's entry point (``vllm serve``,
+    ``["python", "-m", "vllm.entrypoints.openai.api_server"]``: the words of the value they build)
+    where a command can be written, not in talk: the first string of each such value."""
+    if not _strings_could_launch(text):
+        return []
+    tree = parsed(text)
+    if tree is None:
+        return []
+    looking = engines.launch_looking()
+    lines = []
+    for value in _screen(text, tree).places.values():
+        parts = list(_parts(value))
+        said = "".join(part or _UNSEEN for part in parts)
+        words = [Word(None if _UNSEEN in w else w, _NOWHERE) for w in said.split()]
+        if looking.search(said) is not None and (_is_list(value) or written_as_command(words)):
+            lines.append(min(n.lineno for n in ast.walk(value) if isinstance(n, ast.Constant)))
+    return sorted(set(lines))
+
+
+#: what separates two commands in a command string, or puts one inside another (``sh -c "..."``)
+_SEPARATORS = re.compile(r"[;&|()\n`]|\$\(|\b(?:then|do|else|elif|if|while|until)\b|(?:^|\s)(?:ba|z|da|k)?sh\s+-c\b")
+
+
+def _may_start_engine(said: str, argv: bool) -> bool:
+    """Whether a value written in full (no name, no f-string field) holds a command that starts
+    an engine, as the frontend would read it: an argv list's words, or one of a string's commands
+    (split at shell operators, quotes dropped) written as a command, in which the recogniser
+    finds an entry point."""
+    for segment in [said] if argv else _SEPARATORS.split(said):
+        words = [Word(w, _NOWHERE) for w in segment.replace('"', " ").replace("'", " ").split()]
+        if words and (argv or written_as_command(words)) and find_entry(words, {}) is not None:
+            return True
+    return False
+
+
+def _is_list(value: ast.AST) -> bool:
+    """An argv list (words, not a command string a shell reads)."""
+    if isinstance(value, ast.BinOp):
+        return _is_list(value.left) or _is_list(value.right)
+    return isinstance(value, (ast.List, ast.Tuple))
+
+
+#: a part of a value the screen does not evaluate (a name, an f-string field)
+_UNSEEN = "\0"
+_NOWHERE = Span(1, 0, 1, 0)
+
+
+def _parts(node: ast.AST) -> Iterator[str | None]:
+    """The text of a value built from strings, in order; None for a part not written as one (a
+    list's elements are blank-separated words)."""
+    if isinstance(node, ast.Constant):
+        yield node.value if isinstance(node.value, str) else None
+    elif isinstance(node, ast.JoinedStr):
+        for piece in node.values:
+            yield from _parts(piece) if isinstance(piece, ast.Constant) else iter([None])
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        for element in node.elts:
+            yield from _parts(element)
+            yield " "
+    elif isinstance(node, ast.BinOp):
+        yield from _parts(node.left)
+        yield from _parts(node.right)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "join" and node.args:
+            yield from _parts(node.args[0])  # " ".join([...])
+        else:
+            yield from _parts(node.func.value)  # "...".format(x), "...".strip()
+    else:
+        yield None
+
+
 def candidate_lines(text: str) -> frozenset[int] | None | bool:
-    """The lines of the calls in ``text`` that can be a vLLM launch we judge; False when
-    there is none, None when that cannot be told by lines (every statement is read)."""
+    """The lines of the possible launches in ``text`` (and of the uses of the variables that
+    hold one); False when there is none, None when that cannot be told by lines (every
+    statement is read)."""
     if not _text_could_launch(text):
         return False
     if _ray_config(text):
         return None  # a Ray Serve LLM config: engine_kwargs hold vLLM's options
-    options = set().union(*(engines.get(name).keyword_options() for name in _mentioned_engines(text)))
     tree = parsed(text)
     if tree is None:
         return None  # the frontend parses again and reports what is wrong
-    classes = set(engines.keyword_classes())
-    assignments: list[tuple[list[ast.expr], ast.expr]] = []
-    process_calls: list[ast.Call] = []
-    engine_calls: list[ast.Call] = []
-    for node in ast.walk(tree):  # one pass; the checks below look only at what it collected
-        if isinstance(node, ast.Call):
-            name = _name(node.func)
-            if name in PROCESS_NAMES:
-                process_calls.append(node)
-            elif name is not None and node.keywords:
-                engine_calls.append(node)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            classes.update(a.asname for a in node.names
-                           if a.asname and engines.keyword_class(node.module, a.name) is not None)
-        elif isinstance(node, ast.Assign):
-            assignments.append((node.targets, node.value))
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-            assignments.append(([node.target], node.value))
-    found = [call for call in engine_calls
-             if _name(call.func) in classes
-             and any(k.arg is None or k.arg in options or "replay" in k.arg for k in call.keywords)]
-    if process_calls and _mentioned_engines(text):
-        vllm_names = _names_built_from_launch_words(assignments)
-        found += [call for call in process_calls
-                  if any(_mentions_vllm(arg, vllm_names) for arg in [*call.args, *call.keywords])]
-    if not found:
-        return False
-    return frozenset(line for call in found for line in range(call.lineno, (call.end_lineno or call.lineno) + 1))
+    found = frozenset(_screen(text, tree).found)
+    return found if found else False

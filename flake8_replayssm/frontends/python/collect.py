@@ -18,7 +18,9 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
+
+from .places import CALL, RETURN, STORE, Place, place_of
 
 #: the ``if`` branches a statement is in, outermost first: (id of the If, 0 for its body or 1
 #: for its else)
@@ -43,6 +45,8 @@ class EngineRegistry(NamedTuple):
     keyword_class: Callable[[str, str], str | None]
     #: the engines' programs, which are also their Python packages (``vllm``, ``sglang``)
     programs: Callable[[], frozenset[str]]
+    #: whether a string constant can be part of an engine's command line (``"vllm"``, ``"... serve"``)
+    launch_word: Callable[[str], bool]
 
 
 def dotted(node: ast.AST | None) -> str | None:
@@ -81,10 +85,12 @@ class Assignment:
 
 
 class Scope:
-    """Assignments of one function body (or the module): name -> values assigned, in order."""
+    """Assignments of one function body (or the module): name -> values assigned, in order.
+    ``name`` is the function's (empty for the module)."""
 
-    def __init__(self, parent: Scope | None) -> None:
+    def __init__(self, parent: Scope | None, name: str = "") -> None:
         self.parent = parent
+        self.name = name
         self.assigned: dict[str, list[Assignment]] = {}
 
     def lookup(self, name: str) -> tuple[list[Assignment], Scope] | None:
@@ -114,6 +120,19 @@ class Mutation:
     node: ast.AST
     scope: Scope
     path: BranchPath | None
+    order: int
+
+
+@dataclass
+class Site:
+    """A value that may be a command, where the file hands it on, returns or stores it: a string
+    naming an entry point (or a list or text built from one) at its :class:`Place`, or a
+    variable (``value`` an expression that names one) handed to a call, returned or stored.
+    ``order`` is its place in source order (the call's for a call's argument)."""
+
+    place: Place
+    scope: Scope
+    path: BranchPath
     order: int
 
 
@@ -181,6 +200,7 @@ class Collector(ast.NodeVisitor):
     assignments of its name."""
 
     def __init__(self, imports: Imports) -> None:
+        self.registry = imports.registry
         self.order = 0
         #: the order of each call and dict literal recorded
         self.orders: dict[int, int] = {}
@@ -197,10 +217,51 @@ class Collector(ast.NodeVisitor):
         self.collect_calls = True
         #: Ray Serve LLM configs written as dict literals (``{"engine_kwargs": {...}, ...}``)
         self.ray_dicts: list[tuple[ast.Dict, Scope, BranchPath]] = []
+        #: where a string naming an entry point is handed on, returned or stored (by value id)
+        self.sites: dict[int, Site] = {}
+        #: values returned or stored that may name a variable holding a command
+        self.handed: list[Site] = []
+        #: every scope read, the module's first
+        self.scopes: list[Scope] = [self.module_scope]
+        #: the nodes around the one being visited, outermost first (for :func:`place_of`)
+        self.parents: list[ast.AST] = []
 
     def _next(self) -> int:
         self.order += 1
         return self.order
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """Visit the children of ``node`` with ``node`` among their parents."""
+        self.parents.append(node)
+        try:
+            super().generic_visit(node)
+        finally:
+            self.parents.pop()
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        """A string naming an entry point: where it is handed on, returned or stored, if anywhere."""
+        if not self.collect_calls or not isinstance(node.value, str) or not self.registry.launch_word(node.value):
+            return
+        place = place_of(node, self.parents)
+        if place is None or id(place.value) in self.sites:
+            return
+        holder = place.holder
+        order = self.orders[id(holder)] if place.role == CALL and id(holder) in self.orders else self._next()
+        self.sites[id(place.value)] = Site(place, self.scope, tuple(self.branches), order)
+
+    def handed_on(self, value: ast.expr | None, role: str, holder: ast.AST) -> None:
+        """A value returned or stored (an attribute, a subscript): a command when it names a
+        variable holding one (decided once every assignment is known)."""
+        if value is not None and self.collect_calls and _may_name(value):
+            self.handed.append(Site(Place(value, role, holder), self.scope, tuple(self.branches), self._next()))
+
+    def visit_Return(self, node: ast.Return) -> None:
+        self.handed_on(node.value, RETURN, node)
+        self.generic_visit(node)
+
+    def visit_Yield(self, node: ast.Yield) -> None:
+        self.handed_on(node.value, RETURN, node)
+        self.generic_visit(node)
 
     @property
     def path(self) -> BranchPath | None:
@@ -246,7 +307,8 @@ class Collector(ast.NodeVisitor):
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for decorator in node.decorator_list:  # run where the function is defined, before its body
             self.visit(decorator)
-        self.scope = Scope(self.scope)
+        self.scope = Scope(self.scope, node.name)
+        self.scopes.append(self.scope)
         for field_name in ("args", "body", "returns"):
             value = getattr(node, field_name, None)
             for child in value if isinstance(value, list) else [value]:
@@ -281,6 +343,7 @@ class Collector(ast.NodeVisitor):
                     Assignment(node.value, self.path, self._next()))
             else:
                 self.subscript_stores(target, node, node.value)
+                self.handed_on(node.value, STORE, node)
         self.generic_visit(node)
 
     def subscript_stores(self, target: ast.expr, node: ast.AST, value: ast.expr | None) -> None:
@@ -320,6 +383,8 @@ class Collector(ast.NodeVisitor):
         if self.collect_calls and any(literal_str(key) == "engine_kwargs" for key in node.keys if key is not None):
             self.orders[id(node)] = self._next()
             self.ray_dicts.append((node, self.scope, tuple(self.branches)))
+        for value in node.values:
+            self.handed_on(value, STORE, node)
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -385,6 +450,63 @@ class Collector(ast.NodeVisitor):
             keys.append(None)
         for key in keys:
             self.mutate(ENVIRON, "unknown", node, key if literal_str(key) is not None else None)
+
+
+def value_names(node: ast.AST) -> Iterator[str]:
+    """The variables a value is built from, through the shapes commands are built with
+    (``cmd``, ``*cmd``, ``base + [...]``, ``f"{cmd} ..."``, ``" ".join(cmd)``, ``[*cmd, "x"]``)."""
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, (ast.Starred, ast.FormattedValue)):
+        yield from value_names(node.value)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        yield from value_names(node.left)
+        yield from value_names(node.right)
+    elif isinstance(node, (ast.List, ast.Tuple, ast.JoinedStr)):
+        for element in node.elts if not isinstance(node, ast.JoinedStr) else node.values:
+            yield from value_names(element)
+    elif isinstance(node, ast.IfExp):
+        yield from value_names(node.body)
+        yield from value_names(node.orelse)
+    elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) \
+            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in _BUILT_WITH:
+        for arg in node.args:
+            yield from value_names(arg)
+        if isinstance(node.func, ast.Attribute):
+            yield from value_names(node.func.value)
+
+
+#: calls a command value is built with (``" ".join(cmd)``, ``shlex.split(cmd)``, ``str(cmd)``)
+_BUILT_WITH = frozenset({"join", "split", "format", "str", "list", "tuple", "strip"})
+
+
+def _may_name(node: ast.expr) -> bool:
+    return next(value_names(node), None) is not None
+
+
+def launch_names(facts: Collector) -> frozenset[str]:
+    """The variables that hold a command: assigned a string naming an entry point (or a value
+    built from one), and those built from such variables in turn (by name, in any scope)."""
+    found: set[str] = set()
+    for site in facts.sites.values():
+        holder = site.place.holder
+        if isinstance(holder, (ast.Assign, ast.AnnAssign, ast.AugAssign)):  # `cmd = [...]`, `cmd += [...]`
+            target = holder.targets[0] if isinstance(holder, ast.Assign) else holder.target
+            if isinstance(target, ast.Name):
+                found.add(target.id)
+    if not found:
+        return frozenset()
+    built: list[tuple[str, set[str]]] = [(name, set(value_names(a.value)))
+                                         for scope in facts.scopes for name, assigned in scope.assigned.items()
+                                         for a in assigned]
+    grew = True
+    while grew:
+        grew = False
+        for name, sources in built:
+            if name not in found and sources & found:
+                found.add(name)
+                grew = True
+    return frozenset(found)
 
 
 def _statement_lines(stmt: ast.stmt) -> tuple[int, int]:

@@ -80,7 +80,10 @@ class CommandText:
     def _text_of(self, node: ast.expr, scope: Scope, holes: list[int]) -> PlacedText | None:
         if isinstance(node, ast.Name):  # the value it was given, then `+=` since
             bound = self.bindings.binding(node, scope)
-            text = self.text_of(bound[0].value, scope, holes) if bound is not None else None
+            if bound is None:
+                return None
+            with self.reading.at(bound[0].line):
+                text = self.text_of(bound[0].value, scope, holes)
             if bound is None or text is None:
                 return None
             changes = self.bindings.changes(node.id, scope, bound[1], bound[0].line)
@@ -94,10 +97,12 @@ class CommandText:
             if left is None or right is None:
                 return None
             return PlacedText(left.text + right.text, left.positions + right.positions)
-        if isinstance(target, ast.Call) and len(target.args) == 1 and not target.keywords and (
-                isinstance(target.func, ast.Attribute) and target.func.attr == "join"
-                and literal_str(target.func.value) == " " or self.imports.process_name(target.func) == "shlex.join"):
-            return self.joined_words(target.args[0], scope, holes)  # " ".join(argv), shlex.join(argv)
+        if isinstance(target, ast.Call) and len(target.args) == 1 and not target.keywords:
+            if isinstance(target.func, ast.Attribute) and target.func.attr == "join" \
+                    and literal_str(target.func.value) == " ":
+                return self.joined_text(target.args[0], scope, holes)  # " ".join(parts)
+            if self.imports.process_name(target.func) == "shlex.join":
+                return self.joined_words(target.args[0], scope, holes)  # shlex.join(argv)
         if isinstance(target, ast.Constant) and isinstance(target.value, str):
             return self.literal_text(target)
         if isinstance(target, ast.JoinedStr):
@@ -191,8 +196,31 @@ class CommandText:
                 out.add(f"{PLACEHOLDER}{len(holes)}", line, col, exact=False)
         return out
 
-    def joined_words(self, node: ast.expr, scope: Scope, holes: list[int]) -> PlacedText | None:
-        """``" ".join(argv)`` as a command string; words keep their own positions."""
+    def joined_text(self, node: ast.expr, scope: Scope, holes: list[int]) -> PlacedText | None:
+        """``" ".join(parts)``: the parts as written, blank-separated (a part may hold several
+        words, ``"--model-path " + model``); an argv list read as words when its parts are not
+        all strings the file shows."""
+        target = self.bindings.resolve(node, scope)
+        if isinstance(node, ast.Name) and isinstance(target, (ast.List, ast.Tuple)):
+            bound = self.bindings.binding(node, scope)
+            if bound is not None and self.bindings.changes(node.id, scope, bound[1], bound[0].line):
+                target = None  # changed in place since: its words, as the changes leave them
+        if isinstance(target, (ast.List, ast.Tuple)) and target.elts \
+                and not any(isinstance(e, ast.Starred) for e in target.elts):
+            parts = [self.text_of(element, scope, holes) for element in target.elts]
+            if all(part is not None for part in parts):
+                out = PlacedText()
+                for part in parts:
+                    assert part is not None
+                    if out.text:  # the blank between two parts stands where the second is
+                        out.add(" ", *(part.positions[0] if part.positions else (1, 0)), exact=False)
+                    out = PlacedText(out.text + part.text, out.positions + part.positions)
+                return out
+        return self.joined_words(node, scope, holes, quote=False)
+
+    def joined_words(self, node: ast.expr, scope: Scope, holes: list[int], quote: bool = True) -> PlacedText | None:
+        """``shlex.join(argv)`` (``quote``) or ``" ".join(argv)`` as a command string; words keep
+        their own positions."""
         words = self.sequence_words(node, scope, set())
         if not words or any(w.splat for w in words):
             return None
@@ -204,11 +232,28 @@ class CommandText:
                 holes.append(len(holes))
                 out.add(f"{PLACEHOLDER}{len(holes)}", word.span.line, word.span.col, exact=False)
             else:
-                quoted = shlex.quote(word.text.replace(UNKNOWN_PART, PLACEHOLDER))
-                out.add(quoted, word.span.line, word.span.col, exact=False)
+                text = word.text
+                while UNKNOWN_PART in text:  # each unknown part its own numbered hole
+                    holes.append(len(holes))
+                    text = text.replace(UNKNOWN_PART, f"{PLACEHOLDER}{len(holes)}", 1)
+                out.add(shlex.quote(text) if quote else text, word.span.line, word.span.col, exact=False)
         return out
 
     # argv lists -------------------------------------------------------------
+    def is_sequence(self, node: ast.expr, scope: Scope) -> bool:
+        """Whether ``node`` evaluates to a list of words rather than one string: a list or tuple,
+        a sum with one, ``shlex.split(...)``, ``text.split()``."""
+        target = self.bindings.resolve(node, scope)
+        if isinstance(target, (ast.List, ast.Tuple, ast.Starred)):
+            return True
+        if isinstance(target, ast.BinOp) and isinstance(target.op, ast.Add):
+            return self.is_sequence(target.left, scope) or self.is_sequence(target.right, scope)
+        if isinstance(target, ast.Call):
+            if self.imports.process_name(target.func) == "shlex.split":
+                return True
+            return isinstance(target.func, ast.Attribute) and target.func.attr == "split" and not target.args
+        return False
+
     def split_words(self, node: ast.expr, scope: Scope) -> list[Word]:
         """``shlex.split(node)``: the words of a command string."""
         text = self.text_of(node, scope, [])
@@ -238,7 +283,8 @@ class CommandText:
         if isinstance(node, ast.Name) and isinstance(target, (ast.List, ast.Tuple, ast.BinOp, ast.Call)):
             bound = self.bindings.binding(node, scope)  # the value it was given, changed in place since
             if bound is not None:
-                words = self.sequence_words(bound[0].value, scope, consumed)
+                with self.reading.at(bound[0].line):
+                    words = self.sequence_words(bound[0].value, scope, consumed)
                 changes = self.bindings.changes(node.id, scope, bound[1], bound[0].line)
                 return self.changed_words(words, changes, scope, consumed)
         if isinstance(target, ast.Call):

@@ -1,13 +1,21 @@
-"""Which calls of a Python file are launches, and the Launches they are.
-
-Three kinds of call launch an engine:
+"""Which values and calls of a Python file are launches, and the Launches they are.
 
 - keyword launches: ``LLM(...)``, ``EngineArgs(...)``, ``AsyncEngineArgs(...)`` of vLLM and
   SGLang's ``Engine(...)``/``ServerArgs(...)``, under any import alias or module attribute,
   with the model positional or as ``model=`` and keywords from ``**cfg`` dicts;
 - Ray Serve LLM configs: ``LLMConfig(model_loading_config=..., engine_kwargs=...)``,
   ``dict(engine_kwargs=...)`` and dict literals with an ``engine_kwargs`` key;
-- process calls whose command is a vLLM or SGLang command line (:mod:`.process_calls`).
+- commands: an argv list or a command string whose words the recogniser reads as a launch
+  (:func:`~flake8_replayssm.recognise.launch_from_command`), wherever it is written
+  (:mod:`.places`).  Read in this order, each written command once (by the place of its
+  first word): given to a process call (``subprocess``, ``os.system``..., with its ``env=``,
+  :mod:`.process_calls`); handed to any other call (a cloud SDK's container arguments, a
+  serving framework's method, a notebook helper such as ``launch_server_cmd(...)``); then
+  returned, yielded or stored (a variable, an attribute, a dict value).  Only a process call
+  shows the environment the command runs with; elsewhere that environment is unseen, as an
+  unknown wrapper's is (README, "Unseen environments"), and what is only kept as a string must
+  also be written as a command (:func:`~flake8_replayssm.recognise.written_as_command`: not
+  ``"Please run vllm serve MODEL"``).
 
 This is the one module of the Python frontend that asks the engine registry
 (:mod:`flake8_replayssm.engines`): which class names are engine classes, and which engine
@@ -32,10 +40,12 @@ from .process_calls import ProcessCalls
 from .readings import Reading
 from .scopes import Bindings
 from .source import Source
+from .value_launches import Anchors, ValueLaunches
 from .values import Entries, Values
 
-#: what the collector asks the engine registry about imported names
-_REGISTRY = EngineRegistry(keyword_class=engines.keyword_class, programs=engines.programs)
+#: what the collector asks the engine registry about imported names and strings
+_REGISTRY = EngineRegistry(keyword_class=engines.keyword_class, programs=engines.programs,
+                           launch_word=lambda text: engines.launch_word().search(text) is not None)
 
 
 class LaunchCalls:
@@ -51,6 +61,8 @@ class LaunchCalls:
         self.environment = environment
         self.processes = processes
         self.base_dir = base_dir
+        #: the first words of the launches read so far (a command is read once, where first met)
+        self.anchors = Anchors()
 
     def launches(self) -> Iterator[Launch]:
         consumed: set[int] = set()
@@ -63,14 +75,19 @@ class LaunchCalls:
                 reading.order = self.facts.orders[id(call)]
                 found = reading.each(path, lambda: list(self.call_launches(call, scope, consumed)))
                 yield from self.written(call, found)
+        yield from ValueLaunches(self.source, self.facts, reading, self.environment, self.processes,
+                                 self.reads_itself, self.anchors).launches()
 
     def written(self, node: ast.AST, launches: list[Launch]) -> list[Launch]:
         """The launches of ``node``, which covers them: a ``# noqa`` on any line of the call applies."""
         for launch in launches:
             launch.written = self.source.span(node)
+            self.anchors.add(launch)
         return launches
 
     def call_launches(self, call: ast.Call, scope: Scope, consumed: set[int]) -> Iterator[Launch]:
+        """The launches of ``call`` when it is an engine's class, a Ray Serve LLM config or a process
+        call (any other call's arguments are read by :class:`ValueLaunches`)."""
         engine = self.engine_class(call.func)
         if engine is not None:
             launch = self.engine_launch(call, engine, scope)
@@ -134,11 +151,20 @@ class LaunchCalls:
                                         f"{key}=", where(keyword.value))
         env, env_open = self.environment.settings(scope)
         name, _, cls = engine.partition(":")
+        cls, _, via = cls.partition(":")
+        if via and model is None and "model" not in keywords:  # another package's class: its model is
+            model = Setting("model", UNKNOWN, where(call.func), "")  # that package's, not the engine's default
         return engines.get(name).launch_from_keywords(
-            cls, label=f"{cls}(...)", anchor=where(call.func), model=model, keywords=keywords, unseen=unseen,
-            env=env, env_open_ended=env_open, base_dir=self.base_dir)
+            cls, label=f"{via or cls}(...)", anchor=where(call.func), model=model, keywords=keywords,
+            unseen=unseen, env=env, env_open_ended=env_open, base_dir=self.base_dir)
 
     # Ray Serve LLM configs ----------------------------------------------------
+    def reads_itself(self, call: ast.Call) -> bool:
+        """Whether ``call`` is read as a launch of its own: an engine's class, a Ray Serve LLM
+        config, a process call (its arguments are not commands handed on)."""
+        return self.engine_class(call.func) is not None or self.is_ray_llm_config(call) \
+            or self.imports.process_name(call.func) is not None
+
     def is_ray_llm_config(self, call: ast.Call) -> bool:
         """``LLMConfig(...)`` of Ray Serve LLM, or ``dict(engine_kwargs=..., ...)``."""
         func = call.func

@@ -1,4 +1,5 @@
-"""Process calls: the command lines ``subprocess``, ``os.system`` and friends are given.
+"""Commands in values: what ``subprocess``, ``os.system`` and friends are given, and any argv
+list or command string handed on, returned or stored.
 
 A call is a process call by the function it names through the file's import aliases
 (:meth:`Imports.process_name`): ``subprocess.run/Popen/call/check_call/check_output``
@@ -7,7 +8,9 @@ with an argv list (or a command string and ``shell=True``), ``os.system`` and
 ``asyncio.create_subprocess_exec(*argv)``, ``shlex.split(cmd)``.  :class:`ProcessCalls`
 turns one into commands (:class:`Command`) with the environment of the call; a command string a
 shell runs (``shell=True``, ``["bash", "-c", script]``) is read by the shell frontend,
-its positions mapped back onto the Python literals.  Which commands are vLLM or SGLang
+its positions mapped back onto the Python literals.  :meth:`ProcessCalls.value_commands`
+reads any other value the same way (an argv list's words, a command string as a shell reads
+it): a command handed to another API, returned or stored.  Which commands are vLLM or SGLang
 launches is the engines' business (:mod:`.launch_calls`).
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import ast
 
 from ...model import Command, Span, Word
+from ...recognise import written_as_command
 from .collect import Scope, keyword_value
 from .command_text import CommandText
 from .environment import Environment
@@ -60,15 +64,34 @@ class ProcessCalls:
         shell = keyword_value(call, "shell")
         if shell is not None and self.values.value(shell, scope) is True:
             return self.shell_commands(first, scope, env, env_open)
-        words = self.text.sequence_words(first, scope, consumed)
-        if not words:
+        return self.argv_commands(first, scope, env, env_open, consumed)
+
+    def argv_commands(self, node: ast.expr, scope: Scope, env: dict[str, Word], env_open: bool,
+                      consumed: set[int]) -> list[Command]:
+        """The command of an argv list (a shell's ``["bash", "-c", script]``: the script's)."""
+        words = self.text.sequence_words(node, scope, consumed)
+        if not words or all(w.splat for w in words):
             return []
-        if len(words) >= 3 and words[0].text in _SHELLS and words[1].text == "-c" \
-                and isinstance(first, (ast.List, ast.Tuple)) and len(first.elts) >= 3:
-            script = self.text.text_of(first.elts[2], scope, [])
-            if script is not None:
-                return self.commands_from_text(script, env, env_open)
+        if len(words) >= 3 and words[0].text in _SHELLS and words[1].text == "-c":
+            target = self.text.bindings.resolve(node, scope)
+            if isinstance(target, (ast.List, ast.Tuple)) and len(target.elts) >= 3:
+                script = self.text.text_of(target.elts[2], scope, [])
+                if script is not None:
+                    return self.commands_from_text(script, env, env_open)
         return [Command(words, env, env_open, base_dir=self.base_dir)]
+
+    def value_commands(self, node: ast.expr, scope: Scope, env: dict[str, Word], env_open: bool,
+                       consumed: set[int]) -> list[Command]:
+        """The commands a value holds that is handed on, returned or stored: an argv list's, or
+        those of a command string as a shell would read it that are written as commands (not a
+        sentence that mentions an entry point: "Please run vllm serve MODEL"); the recogniser
+        decides which are launches."""
+        if self.text.is_sequence(node, scope):
+            return self.argv_commands(node, scope, env, env_open, consumed)
+        text = self.text.text_of(node, scope, [])
+        if text is None:
+            return []
+        return [c for c in self.commands_from_text(text, env, env_open) if written_as_command(c.words)]
 
     def shell_commands(self, node: ast.expr, scope: Scope, env: dict[str, Word],
                        env_open: bool) -> list[Command]:

@@ -11,9 +11,10 @@ combination, up to ``MAX_COMBINATIONS`` readings; past that, choices are unknown
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ...model import Launch, Span
 from .collect import BranchPath
@@ -56,6 +57,16 @@ class Reading:
             runs.append(read())
         group = next(self.groups)
         return [replace(launch, group=group * 1000 + k) for found in runs for k, launch in enumerate(found)]
+
+    @contextlib.contextmanager
+    def at(self, order: int) -> Iterator[None]:
+        """Read a variable's assigned value where the assignment is (``cmd = " ".join(cmd)``: the
+        ``cmd`` on the right is the one assigned before), then go back to where the reading was."""
+        saved, self.order = self.order, order
+        try:
+            yield
+        finally:
+            self.order = saved
 
     def branch(self, key: int) -> int | None:
         """Which branch of the ``if`` (or ``a if c else b``) ``key`` the reading takes;

@@ -116,7 +116,10 @@ class Values:
     def _dict_entries(self, node: ast.expr, scope: Scope) -> Entries | None:
         if isinstance(node, ast.Name):  # the value it was given, changed in place since
             bound = self.bindings.binding(node, scope)
-            base = self.dict_entries(bound[0].value, scope) if bound is not None else None
+            if bound is None:
+                return None
+            with self.reading.at(bound[0].line):
+                base = self.dict_entries(bound[0].value, scope)
             if bound is None or base is None:
                 return None
             return self.changed_dict(base, self.bindings.changes(node.id, scope, bound[1], bound[0].line), scope)

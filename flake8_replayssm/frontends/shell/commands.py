@@ -391,7 +391,8 @@ class CommandReader:
             return True
         name = n.child_by_field_name("name")
         first = self.source.raw(name) if name is not None else ""
-        if first in _STATE_BUILTINS or first == "export" or first in self.scope.functions:
+        if first in _STATE_BUILTINS or first == "export" or first in self.scope.functions \
+                or first in self.scope.aliases:
             return True
         if "$" not in raw and "`" not in raw:
             return not first  # bare assignments
@@ -428,6 +429,15 @@ class CommandReader:
         if base == "unset":
             self.assignments.unset([t for t in texts[1:] if t is not None])
             return
+        if base == "alias":
+            self.define_aliases(fields[1:])
+            return
+        if program in scope.aliases and fields[0].shadow is not None:
+            # an alias is replaced by its text, then read again with the command's own words after it
+            rest = [f.shadow for f in fields[1:] if f.shadow is not None]
+            if len(rest) == len(fields) - 1:
+                self.shells.evaluate(join([scope.aliases[program], *rest]))
+                return
         if program in scope.bodies and len(scope.args) < _MAX_CALL_DEPTH:
             self.call_function(program, fields[1:])
             return
@@ -482,6 +492,16 @@ class CommandReader:
         wrapping = self.shells.wrapping
         ctx.commands.append(Command([*wrapping.prefix, *words], env, scope.open_ended, wrapping.image,
                                     ctx.base_dir, files=files))
+
+    def define_aliases(self, fields: list[Field]) -> None:
+        """``alias NAME='TEXT' ...``: what a later command named NAME runs (read wherever it is used:
+        bash expands aliases in scripts only with ``shopt -s expand_aliases``, other shells always,
+        and a README's commands are typed into an interactive shell)."""
+        for f in fields:
+            shadow = f.shadow
+            name, eq, _ = (shadow.text if shadow is not None else "").partition("=")
+            if shadow is not None and eq and name and not name.startswith("-"):
+                self.scope.aliases[name] = shadow.slice(len(name) + 1, len(shadow.text))
 
     def environment(self, n: Any) -> dict[str, Word]:
         """The variables a command runs with that matter to a launch (an engine's, ``VLLM_*``, and the

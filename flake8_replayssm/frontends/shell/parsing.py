@@ -19,6 +19,8 @@ from ...unchecked import NotChecked
 from .located import Located
 
 _LANGUAGE: Any = None
+#: a `$` bash reads as itself: not followed by a name, a digit, `{`, `(`, `[`, a quote or a special parameter
+_LONE_DOLLAR = re.compile(r"\$(?![A-Za-z0-9_{(\[@*#?$!'\"-])")
 #: `${accelerator.dtypeArgs}`: a template's placeholder, not shell
 _TEMPLATE_REF = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+\}")
 
@@ -106,7 +108,7 @@ class ParsedSource:
             tree = parser.parse(data)
             bytemap = _ByteMap(self.text, data)
             self.c = _same_offset if bytemap.ascii else bytemap
-            if not self._repair_heredoc(tree):
+            if not self._repair_heredoc(tree) and not self._repair_lone_dollar(tree):
                 break
         if len(self.written) != len(self.text):  # repaired: labels read the text as parsed
             self.written = self.text
@@ -135,6 +137,28 @@ class ParsedSource:
             stack.extend(node.children)
         return False
 
+    def _repair_lone_dollar(self, tree: Any) -> bool:
+        """A ``$`` that starts no expansion (``$NODE$:5757``, ``$A$/x``) is a literal ``$`` to
+        bash, where tree-sitter-bash gives up on the command.  Escape it (``\\$``, the same
+        word to bash) and parse again."""
+        if not tree.root_node.has_error:
+            return False
+        stack = [tree.root_node]
+        while stack:
+            node = stack.pop()
+            if node.type == "$" and node.parent is not None and (
+                    node.parent.type == "ERROR" or node.parent.type == "simple_expansion"
+                    and any(c.type == "ERROR" for c in node.parent.children)):
+                at = self.c(node.start_byte)
+                if _LONE_DOLLAR.match(self.text, at):
+                    where = self.src.locate(at, at + 1) or (-1, -1)
+                    self.src = self.src.slice(0, at) + Located.fallback("\\", *where) \
+                        + self.src.slice(at, len(self.text))
+                    self.text = self.src.text
+                    return True
+            stack.extend(child for child in node.children if child.has_error or child.type == "$")
+        return False
+
     # -- positions -----------------------------------------------------------
     def raw(self, n: Any) -> str:
         return self.text[self.c(n.start_byte):self.c(n.end_byte)]
@@ -157,14 +181,16 @@ def shell_syntax_errors(text: str, needles: tuple[str, ...]) -> list[NotChecked]
     Only those matter: a launch may be in them, and the shell frontend skips
     them.  The region of an error is its own text plus the lines it starts on
     (an unterminated quote cuts the command before it short); a missing token
-    (``fi``, ``)``, a here-document's end) stands for the construct around it.
+    (``fi``, ``)``, a here-document's end) stands for the construct around it.  The text is
+    parsed as the frontend parses it, with the same repairs (:class:`ParsedSource`: they add no
+    line, so lines are the file's).
     """
-    data = text.encode("utf-8", "surrogatepass")
-    tree = new_parser().parse(data)
-    if not tree.root_node.has_error:
+    parsed = ParsedSource(Located.exact(text, 0), new_parser())
+    if not parsed.root.has_error:
         return []
+    data = parsed.text.encode("utf-8", "surrogatepass")
     found = []
-    stack = [tree.root_node]
+    stack = [parsed.root]
     while stack:
         node = stack.pop()
         if node.type == "ERROR" or node.is_missing:

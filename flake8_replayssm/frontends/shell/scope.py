@@ -41,6 +41,8 @@ class Scope:
         self.env_names = {k for k, v in base.items() if v.env}
         #: the branch being read ended with `exit` / `return`: nothing after it runs
         self.exited = False
+        #: `alias NAME=TEXT` so far: a command named NAME runs TEXT with its own words after it
+        self.aliases: dict[str, Located] = {}
 
     def next_gen(self) -> int:
         self.gen += 1
