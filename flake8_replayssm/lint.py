@@ -125,17 +125,17 @@ def _lines_of(launch: Launch, cell: int | None = None) -> set[int]:
 
 
 def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
-    from .frontends import yaml_manifests
+    from .frontends import structured
     from .guard import check_yaml
 
     check_yaml(text)
     config = engines.config_launch(text, base_dir)  # an engine's --config file, judged on its own
     if config is not None:
         return [config]
-    launches = _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir)) \
-        + yaml_manifests.ray_launches_in_yaml(text, base_dir=base_dir)
+    launches = _commands_to_launches(structured.commands_in_yaml(text, path=path, base_dir=base_dir)) \
+        + structured.ray_launches_in_yaml(text, base_dir=base_dir)
     depth = _EMBEDDED_DEPTH.get()
-    for kind, inner, place in yaml_manifests.embedded_documents(text):
+    for kind, inner, place in structured.embedded_documents(text):
         # a recipe's `guide: |` Markdown, a pod patch in an annotation: that kind, placed here
         if depth >= MAX_EMBEDDED_DEPTH:  # each level is read again whole: nesting is bounded
             not_followed(place(Span(1, 0, 1, 0)), f"a {kind} document inside a string, nested deeper than "

@@ -18,7 +18,7 @@ from ..model import Command
 #: kind -> (module, function): ``function(text, base_dir=...)`` returns the document's commands,
 #: each placed in the document's own text (the caller moves them to where it is written)
 _READERS: dict[str, tuple[str, str]] = {
-    "yaml": ("flake8_replayssm.frontends.yaml_manifests", "commands_in_yaml"),
+    "yaml": ("flake8_replayssm.frontends.structured", "commands_in_yaml"),
 }
 
 
