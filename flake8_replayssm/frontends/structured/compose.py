@@ -5,6 +5,7 @@ interpolation (host variables unknown, defaults used) and the service's ``enviro
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from ...model import Command, Word
@@ -120,8 +121,10 @@ def compose_service(svc: Any, doc: Doc) -> list[Command]:
     if entry_node is not None:
         raw = seq_toks(entry_node, doc) + (seq_toks(cmd_node, doc) if cmd_node is not None else [])
         toks = _keep_script(_compose_toks(entry_node, doc) + cmd, raw)
-        return commands_from_argv(toks, doc.lines, env=env, env_open_ended=open_ended,
-                                  image=vllm, variables=env, base_dir=doc.base_dir)
+        # `entrypoint:` replaces the image's own: the image says only which release
+        return [replace(c, replaces_entrypoint=True)
+                for c in commands_from_argv(toks, doc.lines, env=env, env_open_ended=open_ended,
+                                            image=vllm, variables=env, base_dir=doc.base_dir)]
     cmd = _keep_script(cmd, seq_toks(cmd_node, doc))
     if not cmd:
         return []

@@ -12,17 +12,23 @@ from typing import Any, Callable
 from ...model import Command, Word
 from .._common import Tok, image_for_command, is_vllm_image, split_words
 from ..shell_snippets import commands_from_argv
-from .nodes import NULL_TAG, Doc, get, is_map, is_scalar, is_seq, items, text_of
+from .nodes import NULL_TAG, STR_TAG, Doc, get, is_map, is_scalar, is_seq, items, text_of
 
 REPLAYSSM_FLAG = re.compile(r"^--(no[-_])?use[-_]replayssm(=|$)")
 
 
 def env_list(node: Any, doc: Doc) -> tuple[dict[str, Word], bool]:
-    """Kubernetes / Tekton ``env: [{name, value | valueFrom}]``."""
+    """Kubernetes / Tekton ``env: [{name, value | valueFrom}]``; dstack's and compose's list of
+    ``NAME=value`` strings (``NAME`` alone: taken from outside, unknown)."""
     env: dict[str, Word] = {}
     if not is_seq(node):
         return env, False
     for item in node.value:
+        if is_scalar(item) and item.tag == STR_TAG:
+            key, eq, value = str(item.value).partition("=")
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()):
+                env[key.strip()] = Word(value if eq else None, doc.span(item))
+            continue
         name = text_of(get(item, "name"))
         if not name:
             continue
@@ -165,8 +171,10 @@ def container_commands(node: Any, doc: Doc) -> list[Command]:
         return commands_from_argv(arg_toks, doc.lines, env=env, env_open_ended=open_ended,
                                   image=vllm, variables=env, base_dir=doc.base_dir)
     toks = cmd_toks + arg_toks
-    return commands_from_argv(toks, doc.lines, env=env, env_open_ended=open_ended, image=vllm,
-                              variables=env, base_dir=doc.base_dir)
+    # `command:` replaces the image's entrypoint: the image says only which release
+    return [replace(c, replaces_entrypoint=True)
+            for c in commands_from_argv(toks, doc.lines, env=env, env_open_ended=open_ended, image=vllm,
+                                        variables=env, base_dir=doc.base_dir)]
 
 
 def looks_like_engine_args(toks: list[Tok]) -> bool:

@@ -1,52 +1,81 @@
-"""Documents held in a string (a recipe's ``guide: |`` Markdown, a pod patch in an
-annotation): found here, linted by the caller as their own kind and placed back.
+"""Documents held in a string (a recipe's ``guide: |`` Markdown, a pod patch in an annotation, a
+ConfigMap's ``model.yaml: |`` or ``serve.py: |``): found here, linted by the caller as their own
+kind and placed back.
+
+A string is a document when its key names a file of a kind the linter reads (``x.yaml``,
+``x.json``, ``x.toml``, ``x.md``, ``x.py``), when it holds a Markdown fence, or when it is YAML
+with structure of its own (a mapping whose values are mappings or lists: a shell script never
+composes to one).  Only strings that mention an engine count.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Any, Callable
 
+from ... import engines
 from ...model import Span
 from .._common import LineIndex
-from .nodes import STR_TAG, Doc, documents, is_map, is_scalar, is_seq, items
+from .nodes import STR_TAG, Doc, is_map, is_scalar, is_seq, items
 
 #: whitespace at a line's start is ``[^\S\n]*``, never ``\s*``: that runs on over following
 #: lines, from every line start, which made a string of many blank lines quadratic
 _FENCE = re.compile(r"^[^\S\n]*(```|~~~)", re.M)
-_MANIFEST_KEY = re.compile(r"^[^\S\n]*(?:-[^\S\n]*)?(?:command|args|containers)[^\S\n]*:", re.M)
+#: a key that names a file, and the kind of that file
+_FILE_KEY = re.compile(r"\.(ya?ml|json|toml|md|markdown|py)$", re.I)
+_KIND_OF = {"yaml": "yaml", "yml": "yaml", "json": "json", "toml": "toml", "md": "markdown",
+            "markdown": "markdown", "py": "python"}
+_YAML_KEY_LINE = re.compile(r"^[^\S\n]*(?:-[^\S\n]+)?[\w.-]+[^\S\n]*:(?:\s|$)", re.M)
 
 
-def embedded_documents(text: str) -> list[tuple[str, str, Callable[[Span], Span]]]:
-    """``(kind, text, place)`` of the Markdown and YAML documents written as string values,
-    ``place`` moving a span of that text to where it is written in the file.  Only strings
-    that mention vLLM count; the caller lints them as their own kind."""
-    if "vllm" not in text.lower() and "replayssm" not in text.lower():
-        return []
-    parsed = documents(text)
-    if parsed is None:
-        return []
-    text, docs = parsed
-    doc = Doc(text, None)
+def _mentions_engine(text: str) -> bool:
+    lowered = text.lower()
+    return "replayssm" in lowered or any(name in lowered for name in engines.NAMES)
+
+
+def document_kind(value: str, key: str = "") -> str | None:
+    """The kind of document a string value is (``markdown``, ``yaml``, ``json``, ``toml``,
+    ``python``), or None: a plain string (a command, a value)."""
+    if "\n" not in value.strip():
+        return None
+    named = _FILE_KEY.search(key or "")
+    if named is not None:
+        return _KIND_OF[named.group(1).lower()]
+    if _FENCE.search(value):
+        return "markdown"
+    if len(_YAML_KEY_LINE.findall(value)) < 2:
+        return None
+    try:
+        import yaml
+
+        root = yaml.compose(value, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except Exception:
+        return None
+    if is_map(root) and any(is_map(v) or is_seq(v) for _, v in root.value):
+        return "yaml"
+    return None
+
+
+def embedded_documents(docs: list[Any], doc: Doc) -> list[tuple[str, str, Callable[[Span], Span]]]:
+    """``(kind, text, place)`` of the documents written as string values of ``docs``, ``place``
+    moving a span of that text to where it is written in the file."""
     out: list[tuple[str, str, Callable[[Span], Span]]] = []
-    stack = [d for d in docs if d is not None]
+    stack: list[tuple[Any, str]] = [(d, "") for d in docs if d is not None]
     seen: set[int] = set()  # aliases: each node once, however often it is referred to
     while stack:
-        node = stack.pop()
+        node, key = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
         if is_map(node):
-            stack.extend(value for _, _, value in items(node))
+            stack.extend((value, name) for name, _, value in items(node))
         elif is_seq(node):
-            stack.extend(node.value)
+            stack.extend((item, key) for item in node.value)
         elif is_scalar(node) and node.tag == STR_TAG and "\n" in str(node.value):
             value = str(node.value)
-            lowered = value.lower()
-            if "vllm" not in lowered and "replayssm" not in lowered:
+            if not _mentions_engine(value):
                 continue
-            kind = "markdown" if _FENCE.search(value) else (
-                "yaml" if _MANIFEST_KEY.search(value) else None)
+            kind = document_kind(value, key)
             chars = doc.chars(node) if kind else None
             if kind and chars is not None and len(chars) == len(value):
                 out.append((kind, value, _inner_placer(value, chars, doc.lines)))

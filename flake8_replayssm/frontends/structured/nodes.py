@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...model import Span
+from ...model import UNKNOWN, Span
+from ...unchecked import frontend_failed
 from ...yaml_nodes import is_map, is_scalar, is_seq, loader
-from ...yaml_templates import mask_templates, ranged_lines, template_lines
+from ...yaml_templates import compose_documents, ranged_lines, template_lines
 from .._common import LineIndex, Tok
 
 STR_TAG = "tag:yaml.org,2002:str"
@@ -120,6 +121,9 @@ class Doc:
             return None
 
     def _chars(self, node: Any) -> list[int] | None:
+        placed = node.__dict__.get("rsm_chars")
+        if placed is not None:  # a reader that knows its strings' characters (TOML)
+            return list(placed)
         value = str(node.value)
         start, end = node.start_mark.index, node.end_mark.index
         style = node.style or None
@@ -175,17 +179,31 @@ def _align(value: str, raw: str, double_quoted: bool) -> list[int]:
     return out
 
 
-def documents(text: str) -> tuple[str, list[Any]] | None:
-    """``text`` with its template expressions masked, and its YAML documents' root nodes;
-    None when it does not parse (the caller finds nothing there; lint.py reports why)."""
-    text = mask_templates(text)
+def documents(text: str, kind: str = "yaml") -> tuple[str, list[Any]] | None:
+    """``text`` as read (its template expressions masked), and its documents' root nodes;
+    None when it does not parse (the caller finds nothing there; lint.py reports why).
+
+    YAML and JSON (a JSON text is YAML to PyYAML, placed the same way) are composed by
+    PyYAML; TOML is read into the same nodes by :mod:`.toml_nodes`.
+    """
+    if kind == "toml":  # tomllib said it is TOML (guard.py): a text this reader cannot place is ours
+        from ...unchecked import frontend_failed
+        from .toml_nodes import toml_root
+
+        try:
+            return text, [toml_root(text)]
+        except Exception as exc:
+            frontend_failed(Span(1, 0, 1, 0), "TOML", exc)
+            return None
     try:
         import yaml
 
-        return text, list(yaml.compose_all(text, Loader=loader()))
+        if kind == "json":
+            return text, [yaml.compose(text, Loader=loader())]
+        return compose_documents(text)
     except (MemoryError, RecursionError):  # too large or deep: reported, never dropped
         raise
-    except Exception:  # unparsable YAML (or PyYAML missing)
+    except Exception:  # unparsable (or PyYAML missing)
         return None
 
 
@@ -193,3 +211,24 @@ def node_line(node: Any) -> Span:
     """The line a YAML node starts on (line 1 when it has no mark)."""
     line = getattr(getattr(node, "start_mark", None), "line", 0) + 1
     return Span(line, 0, line, 0)
+
+
+def node_value(node: Any, sizes: dict[int, int] | None = None, *, where: Span | None = None,
+               reader: str = "YAML") -> Any:
+    """The Python value of a node as the document's own loader builds it (``true`` -> True), or
+    UNKNOWN: a template's stand-in, aliases that expand past any real value, what cannot be built
+    (a value too large or deep to build is also reported, at ``where``, by ``reader``)."""
+    import yaml
+
+    from ...config_files import MAX_EXPANDED_NODES, expanded_size
+
+    if expanded_size(node, {} if sizes is None else sizes) > MAX_EXPANDED_NODES:
+        return UNKNOWN
+    try:
+        value = yaml.SafeLoader("").construct_object(node, deep=True)
+    except (MemoryError, RecursionError) as exc:  # reported, never dropped
+        frontend_failed(where or node_line(node), reader, exc)
+        return UNKNOWN
+    except Exception:
+        return UNKNOWN
+    return UNKNOWN if isinstance(value, str) and "__RSMTPL" in value else value

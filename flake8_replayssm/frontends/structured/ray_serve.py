@@ -7,34 +7,19 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ... import engines
-from ...config_files import MAX_EXPANDED_NODES, expanded_size
 from ...frameworks import RAY_SERVE_LLM
 from ...model import UNKNOWN, Launch, Setting, Span
-from ...unchecked import frontend_failed
 from ...yaml_nodes import loader
-from .nodes import Doc, documents, get, is_map, is_scalar, is_seq, items, node_line, text_of
+from .nodes import Doc, get, is_map, is_scalar, is_seq, items, node_value, text_of
 
 _NESTED_CONFIG_KEYS = frozenset({"serveconfigv2", "serveconfig"})
 
 
-def ray_launches_in_yaml(text: str, *, base_dir: str | None = None) -> list[Launch]:
-    """Ray Serve LLM configs: any mapping with ``engine_kwargs`` (vLLM's EngineArgs fields),
-    served model ``model_loading_config.model_source`` (else ``model_id``); also inside a
-    KubeRay RayService's ``serveConfigV2`` string."""
-    if "engine_kwargs" not in text:
-        return []
-    parsed = documents(text)
-    if parsed is None:
-        return []
-    text, docs = parsed
-    doc = Doc(text, base_dir)
-    out: list[Launch] = []
-    for root in docs:
-        try:
-            out += _ray_configs(root, doc, doc.span)
-        except Exception as exc:
-            frontend_failed(node_line(root), "Ray Serve YAML", exc)
-    return out
+def ray_launches_in_document(root: Any, doc: Doc) -> list[Launch]:
+    """Ray Serve LLM configs: any Ray LLM config mapping with ``engine_kwargs`` (vLLM's EngineArgs
+    fields), served model ``model_loading_config.model_source`` (else ``model_id``); also inside
+    a KubeRay RayService's ``serveConfigV2`` string."""
+    return _ray_configs(root, doc, doc.span)
 
 
 def _ray_configs(root: Any, doc: Doc, span: Callable[[Any], Span]) -> list[Launch]:
@@ -54,7 +39,7 @@ def _ray_configs(root: Any, doc: Doc, span: Callable[[Any], Span]) -> list[Launc
         seen.add(id(node))
         if is_map(node):
             engine_kwargs = get(node, "engine_kwargs")
-            if engine_kwargs is not None:
+            if engine_kwargs is not None and _is_ray_llm_config(node, engine_kwargs):
                 out.append(_ray_launch(node, engine_kwargs, span, launch_from_kwargs))
             for key, _, value in items(node):
                 if key.lower() in _NESTED_CONFIG_KEYS and is_scalar(value) and "engine_kwargs" in str(value.value):
@@ -66,13 +51,29 @@ def _ray_configs(root: Any, doc: Doc, span: Callable[[Any], Span]) -> list[Launc
     return out
 
 
-def _ray_launch(node: Any, engine_kwargs: Any, span: Callable[[Any], Span], make: Any) -> Launch:
-    import yaml
+#: keys of a Ray Serve LLM config (LLMConfig's fields) or of a RayLLM ``engine_config`` beside
+#: ``engine_kwargs``: a mapping with one of them is a Ray Serve LLM config, not another
+#: framework's ``engine_kwargs`` (verl's ``engine_kwargs: {vllm: {...}}``: frameworks.toml)
+_RAY_LLM_KEYS = frozenset({"model_loading_config", "llm_engine", "accelerator_type", "deployment_config",
+                           "lora_config", "runtime_env", "placement_group_config", "experimental_configs",
+                           "log_engine_metrics", "model_id", "hf_model_id"})
 
-    constructor = yaml.SafeLoader("")
+
+def _is_ray_llm_config(node: Any, engine_kwargs: Any) -> bool:
+    """``node`` (the mapping holding ``engine_kwargs``) is a Ray Serve LLM config, and its
+    ``engine_kwargs`` are vLLM's fields (not one block per engine name)."""
+    if is_map(engine_kwargs) and any(key in engines.NAMES for key, _, _ in items(engine_kwargs)):
+        return False
+    return any(key in _RAY_LLM_KEYS for key, _, _ in items(node)) \
+        or (text_of(get(node, "type")) or "").lower() == "vllmengine"
+
+
+def _ray_launch(node: Any, engine_kwargs: Any, span: Callable[[Any], Span], make: Any) -> Launch:
     model: Setting | None = None
     loading = get(node, "model_loading_config")
     source = (get(loading, "model_source") or get(loading, "model_id")) if is_map(loading) else None
+    if source is None:  # a RayLLM engine_config: model_id (hf_model_id: where it is downloaded from)
+        source = get(node, "hf_model_id") or get(node, "model_id")
     if source is not None:
         model = Setting("model", text_of(source) if is_scalar(source) else UNKNOWN, span(source), "",
                         span(source))
@@ -81,19 +82,8 @@ def _ray_launch(node: Any, engine_kwargs: Any, span: Callable[[Any], Span], make
     if is_map(engine_kwargs):
         sizes: dict[int, int] = {}
         for key, key_node, value in items(engine_kwargs):
-            if expanded_size(value, sizes) > MAX_EXPANDED_NODES:
-                converted: Any = UNKNOWN  # aliases that expand past any real value
-            else:
-                try:
-                    converted = constructor.construct_object(value, deep=True)
-                except (MemoryError, RecursionError) as exc:
-                    frontend_failed(span(value), "Ray Serve YAML", exc)
-                    converted = UNKNOWN
-                except Exception:
-                    converted = UNKNOWN
-            if isinstance(converted, str) and "__RSMTPL" in converted:
-                converted = UNKNOWN
-            keywords[key] = Setting(key, converted, span(key_node), key, span(value))
+            keywords[key] = Setting(key, node_value(value, sizes, where=span(value), reader="Ray Serve YAML"),
+                                    span(key_node), key, span(value))
     else:
         unseen.append("engine_kwargs")
     keywords.pop("model", None)

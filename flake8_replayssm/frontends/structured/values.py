@@ -98,3 +98,37 @@ _PS_FLAGS = {
     "tensorParallelSize": "--tensor-parallel-size", "maxNumSeqs": "--max-num-seqs",
     "gpuMemoryUtilization": "--gpu-memory-utilization", "maxLoras": "--max-loras",
 }
+
+
+#: KubeAI's ``url:`` schemes and what its controller gives vLLM as ``--model`` for each
+#: (substratusai/kubeai internal/modelcontroller/engine_vllm.go, vLLMPodForModel): the reference
+#: of ``hf://org/model``, the URL itself for ``s3://`` (streamed), ``/model`` for a PVC; other
+#: sources are downloaded to a cache folder first (unknown here)
+_KUBEAI_MODEL = {"hf://": "ref", "s3://": "url", "pvc://": "/model"}
+
+
+def kubeai_model(spec: Any, doc: Doc) -> Command | None:
+    """A KubeAI ``Model`` (``engine: VLLM``, ``url:``, ``args:``, ``env:``; also a catalog entry of its
+    Helm values): the controller runs ``python3 -m vllm.entrypoints.openai.api_server
+    --model=MODEL --served-model-name=NAME ARGS`` with the model's ``env``."""
+    url_node, args = get(spec, "url"), get(spec, "args")
+    if (text_of(get(spec, "engine")) or "").lower() != "vllm" or not is_scalar(url_node):
+        return None
+    url = text_of(url_node) or ""
+    scheme = next((s for s in _KUBEAI_MODEL if url.startswith(s)), None)
+    how = _KUBEAI_MODEL.get(scheme or "")
+    model = url[len(scheme):] if how == "ref" and scheme else url if how == "url" else how
+    if get(spec, "cacheProfile") is not None or "__RSMTPL" in url:
+        model = None
+    where = doc.span(url_node)
+    words = [Word(w, where) for w in ("python3", "-m", "vllm.entrypoints.openai.api_server")]
+    words.append(Word(None if model is None else f"--model={model}", where, label=None if model else url))
+    if model is None:
+        words[-1:] = [Word("--model", where), Word(None, where, label=url)]
+    if is_seq(args):
+        doc.consumed.add(id(args))
+        words += [t.word() for t in seq_toks(args, doc)]
+    env_node = get(spec, "env")
+    env = env_list(env_node, doc)[0] if is_seq(env_node) else {
+        key: Word(text_of(value), doc.span(value)) for key, _, value in items(env_node)}
+    return Command(words=words, env=env, base_dir=doc.base_dir)

@@ -1,8 +1,9 @@
 """The commands of YAML documents: known places first (compose services, Actions
-workflows, SkyPilot tasks), then a walk over every mapping (containers, scripts, Helm values).
+workflows, SkyPilot tasks), then a walk over every mapping (containers, scripts, Helm values),
+then every string and list of strings left, by its content (:mod:`.content`).
 
 An engine's standalone ``--config`` YAML (``vllm serve --config FILE``) is *not* a list of
-commands: :func:`commands_in_yaml` returns ``[]`` for it (``engines.is_config_document``).
+commands: :func:`commands_in_document` returns ``[]`` for it (``engines.is_config_document``).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from typing import Any
 
 from ... import engines
 from ...model import Command
-from ...unchecked import frontend_failed
 from .compose import compose_service
+from .content import commands_by_content
 from .containers import container_commands, env_list, env_map, is_container
-from .nodes import Doc, documents, get, is_map, is_scalar, is_seq, items, node_line, text_of
+from .nodes import Doc, get, is_map, is_scalar, is_seq, items, text_of
 from .scripts import (
     SCRIPT_KEYS,
     actions_steps,
@@ -27,24 +28,7 @@ from .scripts import (
     skypilot,
     top_variables,
 )
-from .values import helm_args, production_stack
-
-
-def commands_in_yaml(text: str, *, path: str | None = None,
-                     base_dir: str | None = None) -> list[Command]:
-    """The commands YAML manifests, compose files, workflows and Helm values start."""
-    parsed = documents(text)
-    if parsed is None:
-        return []
-    masked, docs = parsed
-    out: list[Command] = []
-    doc = Doc(masked, base_dir, text)
-    for root in docs:
-        try:
-            out += commands_in_document(root, doc)
-        except Exception as exc:  # this document is not checked; the others are
-            frontend_failed(node_line(root), "YAML", exc)
-    return out
+from .values import helm_args, kubeai_model, production_stack
 
 
 def commands_in_document(root: Any, doc: Doc) -> list[Command]:
@@ -65,7 +49,7 @@ def commands_in_document(root: Any, doc: Doc) -> list[Command]:
     if is_scalar(get(root, "run")) and get(root, "jobs") is None:
         out += skypilot(root, doc)
     out += walk(root, doc, [])
-    return out
+    return out + commands_by_content(root, doc)
 
 
 def walk(node: Any, doc: Doc, parents: list[Any]) -> list[Command]:
@@ -105,6 +89,9 @@ def _mapping_commands(node: Any, doc: Doc, chain: list[Any]) -> list[Command]:
             part = get(node, key)
             if part is not None and id(part) not in doc.consumed and is_script(part):
                 out += script_commands(part, doc, env, image=engine_image_of(node))
+    kubeai = kubeai_model(node, doc)
+    if kubeai is not None:
+        out.append(kubeai)
     if text_of(get(node, "modelURL")) \
             and (get(node, "repository") is not None or get(node, "vllmConfig") is not None):
         out += production_stack(node, doc)
