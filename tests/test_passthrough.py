@@ -95,6 +95,14 @@ def test_eval_harness_model_args():
     assert found(text) == [(1, "vllm", "org/m"), (2, "sglang", "org/m")]
 
 
+def test_a_forwarded_launch_is_not_fixed_and_says_why():
+    from flake8_replayssm.fix.codemod import fix_text
+
+    outcome = fix_text(HYDRA.format(name="vllm"), "shell", LintConfig(vllm_version="0.33.0"))
+    assert outcome.text == HYDRA.format(name="vllm")
+    assert any("verl" in why for why in outcome.why_not.values())
+
+
 # -- config files --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind,text,expect", [
