@@ -126,11 +126,10 @@ def check_yaml(text: str) -> None:
     """Raise :class:`NotChecked` for YAML that does not compose or nests too deeply."""
     import yaml
 
-    from .yaml_templates import mask_templates
+    from .yaml_templates import compose_documents
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:  # as the YAML frontend reads it: Helm/Go template actions are unknown values, not errors
-        documents = list(yaml.compose_all(mask_templates(text), Loader=loader))
+        _, documents = compose_documents(text)
     except RecursionError:
         raise _too_deep(None, limit=MAX_DOCUMENT_DEPTH) from None
     except MemoryError:
@@ -150,6 +149,23 @@ def check_yaml(text: str) -> None:
             raise _too_deep(depth, line, MAX_DOCUMENT_DEPTH)
 
 
+def check_structured(text: str, kind: str) -> None:
+    """Raise :class:`NotChecked` for a YAML, TOML or JSON text that does not parse or nests too deeply
+    (TOML and JSON by their own parsers: the frontend reads them into nodes only if they do)."""
+    if kind == "yaml":
+        check_yaml(text)
+        return
+    if kind == "toml":
+        from .frontends.structured.toml_nodes import check_toml
+
+        data: Any = check_toml(text)
+    else:
+        data = _json(text)
+    depth = _json_depth(data)
+    if depth > MAX_DOCUMENT_DEPTH:
+        raise _too_deep(depth, 1, MAX_DOCUMENT_DEPTH)
+
+
 def _json_depth(value: Any) -> int:
     best = 0
     stack = [(value, 1)]
@@ -161,6 +177,17 @@ def _json_depth(value: Any) -> int:
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
     return best
+
+
+def _json(text: str) -> Any:
+    """``text`` as JSON; :class:`NotChecked` with the parser's line when it is not."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise _too_deep(None, limit=MAX_DOCUMENT_DEPTH) from None
+    except json.JSONDecodeError as exc:
+        raise NotChecked(f"could not be parsed (line {exc.lineno}: {exc.msg})", exc.lineno,
+                         max(exc.colno - 1, 0), kind="syntax") from None
 
 
 def check_notebook(text: str) -> None:

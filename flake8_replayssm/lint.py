@@ -8,6 +8,7 @@ them.
 
 from __future__ import annotations
 
+import contextvars
 import fnmatch
 import os
 import re
@@ -23,6 +24,7 @@ from .files import confined_to
 from .inventory import Candidate, LaunchNote, Unrecognised, launch_notes, unrecognised_lines
 from .model import Command, Finding, Launch, Span
 from .noqa import Suppressions
+from .templates import mask_template_syntax, template_base
 from .triggers import TRIGGER_NEEDLES, contains_trigger, has_trigger
 from .unchecked import NotChecked, frontend_failed, not_followed, note, recording, without_line
 
@@ -31,22 +33,41 @@ if TYPE_CHECKING:
 
 __all__ = ["KINDS", "FileResult", "check_source", "contains_trigger", "detect_kind", "has_trigger", "lint_text"]
 
-KINDS = ("python", "shell", "makefile", "dockerfile", "yaml", "notebook", "markdown")
+KINDS = ("python", "shell", "makefile", "dockerfile", "yaml", "toml", "json", "notebook", "markdown", "systemd")
+#: Markdown and the formats written like it: MDX, Quarto, R Markdown, reStructuredText
+_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".qmd", ".rmd", ".rst", ".rest")
 _SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|z|da|k)?sh\b")
+#: every launch is being listed (``--show-launches``): a document written inside another (a YAML
+#: fence, a ConfigMap's file) is read when it looks like a launch, not only when it has a trigger
+_LISTING: contextvars.ContextVar[bool] = contextvars.ContextVar("replayssm_listing", default=False)
+
+
+def _worth_reading(body: str, kind: str | None = None) -> bool:
+    """Whether a document inside another is read: it may hold a finding, or every launch is listed."""
+    return has_trigger(body, kind) or _LISTING.get() and engines.launch_looking().search(body) is not None
 
 
 def detect_kind(path: str, text: str | None = None) -> str | None:
     """The file kind of ``path`` (None: not a file we read)."""
+    base = template_base(path)
+    if base is not None:  # deploy.yaml.j2, user_data.sh.tftpl: the kind it renders to
+        return detect_kind(base, text)
     name = os.path.basename(path)
     lower = name.lower()
     if lower.endswith((".py", ".pyi")):
         return "python"
     if lower.endswith(".ipynb"):
         return "notebook"
-    if lower.endswith((".md", ".markdown")):
+    if lower.endswith(_MARKDOWN_SUFFIXES):
         return "markdown"
     if lower.endswith((".yaml", ".yml")):
         return "yaml"
+    if lower.endswith(".toml"):
+        return "toml"
+    if lower.endswith(".json"):
+        return "json"
+    if lower.endswith(".service"):
+        return "systemd"
     if lower.endswith((".sh", ".bash", ".zsh", ".sbatch", ".slurm")):
         return "shell"
     if lower in ("makefile", "gnumakefile") or lower.endswith(".mk"):
@@ -128,37 +149,41 @@ def _lines_of(launch: Launch, cell: int | None = None) -> set[int]:
             for line in range(span.line, span.end_line + 1)}
 
 
-def _yaml_launches(text: str, base_dir: str | None, path: str | None) -> list[Launch]:
-    from .frontends import yaml_manifests
-    from .guard import check_yaml
+def _yaml_launches(text: str, base_dir: str | None, path: str | None, kind: str = "yaml") -> list[Launch]:
+    """The launches of a structured text: YAML, TOML or JSON (read alike: frontends/structured)."""
+    from .frontends import structured
+    from .guard import check_structured
 
-    check_yaml(text)
-    config = engines.config_launch(text, base_dir)  # an engine's --config file, judged on its own
-    if config is not None:
-        return [config]
-    launches = _commands_to_launches(yaml_manifests.commands_in_yaml(text, path=path, base_dir=base_dir)) \
-        + yaml_manifests.ray_launches_in_yaml(text, base_dir=base_dir)
+    check_structured(text, kind)
+    if kind == "yaml":
+        config = engines.config_launch(text, base_dir)  # an engine's --config file, judged on its own
+        if config is not None:
+            return [config]
+    reading = structured.read_document(text, kind, path=path, base_dir=base_dir)
+    launches = _commands_to_launches(reading.commands) + reading.launches
     depth = _EMBEDDED_DEPTH.get()
-    for kind, inner, place in yaml_manifests.embedded_documents(text):
-        # a recipe's `guide: |` Markdown, a pod patch in an annotation: that kind, placed here
+    for inner_kind, inner, place in reading.embedded:
+        # a recipe's `guide: |` Markdown, a pod patch in an annotation, a ConfigMap's files:
+        # that kind, placed here
+        if not _worth_reading(inner, inner_kind):
+            continue
         if depth >= MAX_EMBEDDED_DEPTH:  # each level is read again whole: nesting is bounded
-            not_followed(place(Span(1, 0, 1, 0)), f"a {kind} document inside a string, nested deeper than "
+            not_followed(place(Span(1, 0, 1, 0)), f"a {inner_kind} document inside a string, nested deeper than "
                                                   f"{MAX_EMBEDDED_DEPTH} documents in strings")
             continue
         token = _EMBEDDED_DEPTH.set(depth + 1)
         try:
             with _relayed(place):
-                found = _markdown_launches(inner, base_dir, path) if kind == "markdown" \
-                    else _yaml_launches(inner, base_dir, path)
+                found = _launches_in(inner, inner_kind, path)
         except NotChecked as exc:
             if exc.kind == "syntax":  # a string that only looked like a document
-                note(f"a {kind} document inside a string was not checked: {exc.reason}")
+                note(f"a {inner_kind} document inside a string was not checked: {exc.reason}")
             else:  # a bound was hit: reported where that string is, never dropped
                 not_followed(place(Span(exc.line, exc.col, exc.line, exc.col)),
-                             f"a {kind} document inside a string {without_line(exc.reason)}")
+                             f"a {inner_kind} document inside a string {without_line(exc.reason)}")
             continue
         except (MemoryError, RecursionError) as exc:
-            frontend_failed(place(Span(1, 0, 1, 0)), kind, exc)
+            frontend_failed(place(Span(1, 0, 1, 0)), inner_kind, exc)
             continue
         finally:
             _EMBEDDED_DEPTH.reset(token)
@@ -253,14 +278,17 @@ def _markdown_launches(text: str, base_dir: str | None, path: str | None) -> lis
             except NotChecked as exc:  # an engine launch in a block that does not parse: not judged
                 line = exc.line + first_line - 1
                 not_followed(Span(line, exc.col, line, exc.col), f"Python block {without_line(exc.reason)}")
-    for first_line, body, indents in markdown.yaml_blocks_of_markdown(text):
-        if has_trigger(body):
+    for kind, first_line, body, indents in markdown.document_blocks_of_markdown(text):
+        if _worth_reading(body):
             try:
                 with _relayed_down(first_line - 1, indents):
                     launches += [_shifted(launch, first_line - 1, indents)
-                                 for launch in _yaml_launches(body, base_dir, path)]
+                                 for launch in _yaml_launches(body, base_dir, path, kind)]
             except NotChecked as exc:
                 line = exc.line + first_line - 1
+                if kind != "yaml":  # a JSON/TOML example in prose (comments, `...`): said, not reported
+                    note(f"line {line}: a {kind.upper()} block was not checked: {without_line(exc.reason)}")
+                    continue
                 col = exc.col + (indents[exc.line - 1] if exc.line <= len(indents) else 0)
                 not_followed(Span(line, col, line, col), f"YAML block {without_line(exc.reason)}")
     return launches
@@ -378,6 +406,8 @@ def launches_in(text: str, kind: str, *, path: str | None = None) -> list[Launch
     problem = _not_text(text, kind)
     if problem is not None:
         raise problem
+    if path is not None and template_base(path) is not None:  # its template syntax, masked in place
+        text = mask_template_syntax(text)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return _launches_in(text, kind, path)
@@ -398,8 +428,12 @@ def _launches_in(text: str, kind: str, path: str | None) -> list[Launch]:
         return launches
     if kind == "dockerfile":
         return _commands_to_launches(_dockerfile(text, base_dir))
-    if kind == "yaml":
-        return _yaml_launches(text, base_dir, path)
+    if kind == "systemd":
+        from .frontends.systemd import commands_in_unit
+
+        return _commands_to_launches(commands_in_unit(text, base_dir=base_dir))
+    if kind in ("yaml", "toml", "json"):
+        return _yaml_launches(text, base_dir, path, kind)
     if kind == "notebook":
         return _notebook_launches(text, base_dir, path)
     if kind == "markdown":
@@ -463,6 +497,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     root = str(config.project_root) if config.project_root is not None else \
         (os.path.dirname(os.path.abspath(path)) if path else os.getcwd())
     whole: NotChecked | None = None
+    listing = _LISTING.set(config.inventory)
     with recording() as record, confined_to(root):
         try:
             from .judging import judge  # the rules and their data: only for texts that need judging
@@ -475,6 +510,8 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
             verdicts, whole = [], NotChecked("too deeply nested to check safely")
         except MemoryError:  # never an internal error, never a clean file
             verdicts, whole = [], NotChecked("the linter ran out of memory checking it")
+        finally:
+            _LISTING.reset(listing)
     findings: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
     held = _held_by_every_reading(verdicts)
@@ -522,7 +559,12 @@ def _candidate_lines(text: str, kind: str) -> list[Candidate]:
         return [(None, line, lines[line - 1], True) for line in looking_lines(text) if 0 < line <= len(lines)]
     if kind == "notebook":
         return _notebook_candidates(text)
-    return [(None, k + 1, line, False) for k, line in enumerate(lines)]
+    candidates: list[Candidate] = [(None, k + 1, line, False) for k, line in enumerate(lines)]
+    if kind in ("yaml", "toml", "json"):
+        from .frontends.structured.content import never_a_command
+
+        return [c for c in candidates if not never_a_command(c[2])]
+    return candidates
 
 
 def _notebook_candidates(text: str) -> list[Candidate]:

@@ -172,6 +172,9 @@ class Launch:
     written: Span | None = None
     #: the serving engine: "vllm", or "sglang" (option names are then ServerArgs fields)
     engine: str = "vllm"
+    #: the framework whose own names the launch is written in (its options forwarded to the
+    #: engine: data/frameworks.toml), "" for the engine's own; fixes write the engine's names
+    forwarded_by: str = ""
 
     def add_unseen(self, label: str | None) -> None:
         """Record an extra argument the linter cannot see (once per spelling)."""
@@ -268,3 +271,8 @@ class Command:
     files: dict[str, tuple[str, Any]] = field(default_factory=dict)
     #: how the unseen environment sources are written, when the frontend knows (``envFrom``)
     env_unseen: list[str] = field(default_factory=list)
+    #: the framework whose own names these words are read from (:attr:`Launch.forwarded_by`)
+    forwarded_by: str = ""
+    #: the words replace the image's entrypoint (a Dockerfile ``ENTRYPOINT``, a container's
+    #: ``command:``): ``image`` then only says which release, never that the words are its arguments
+    replaces_entrypoint: bool = False

@@ -15,6 +15,7 @@ import re
 from typing import Sequence
 
 from . import config_files, engines
+from .forwarded_options import forwarded_by_command
 from .argv import exits_before_launch
 from .containers import CONTAINER_RUNTIMES, read_container
 from .engines.base import ConfigReader
@@ -283,9 +284,15 @@ def elsewhere(words: Sequence[Word], env: dict[str, Word]) -> Elsewhere | None:
 
 
 def launch_from_command(command: Command, *, read_config: ConfigReader | None = None) -> Launch | None:
-    """The launch ``command`` performs, or ``None`` if it starts no engine."""
+    """The launch ``command`` performs, or ``None`` if it starts no engine.
+
+    A command that starts no engine's entry point may still hand options to one under a
+    framework's own names (:mod:`.passthrough`: Hydra overrides, prefixed options,
+    ``--model_args``): that is read as the engine's launch.
+    """
     role = engines.image_role(command.image) if command.image is not None else None
-    if command.image is not None and command.words and not _image_command(command.words):
+    if command.image is not None and command.words and not command.replaces_entrypoint \
+            and not _image_command(command.words):
         if role is None or role.entry is None:
             return None  # an image without a serving entrypoint for bare arguments
         entry = Entry(role.engine, role.entry, list(command.words), command.words[0].span, dict(command.env),
@@ -295,7 +302,7 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
     else:
         found = find_entry(command.words, command.env)
         if found is None:
-            return None
+            return _forwarded(command, read_config)
         entry = found
         if entry.image is None and command.image is not None:
             entry.image = command.image
@@ -309,7 +316,24 @@ def launch_from_command(command: Command, *, read_config: ConfigReader | None = 
                               if command.env_open_ended and not command.env_unseen else []) + entry.env_unseen))
     launch.env_open_ended = bool(launch.env_unseen)
     launch.group = command.group
+    if command.forwarded_by:
+        launch.forwarded_by = command.forwarded_by
+        launch.label = f"{command.forwarded_by}: {launch.label or launch.entry}"
     return launch
+
+
+def _forwarded(command: Command, read_config: ConfigReader | None) -> Launch | None:
+    """The engine launch a framework's command line hands its options to (:mod:`.passthrough`)."""
+    if command.forwarded_by or exits_before_launch(command.words):
+        return None  # already a framework's forwarded command; `--help` runs nothing
+    found = forwarded_by_command(command)
+    if isinstance(found, Command):
+        return launch_from_command(found, read_config=read_config)
+    if found is not None:
+        found.env_unseen = list(command.env_unseen)
+        found.env_open_ended = bool(found.env_unseen) or command.env_open_ended
+        found.group = command.group
+    return found
 
 
 def _image_command(words: Sequence[Word]) -> bool:

@@ -13,7 +13,7 @@ scan stops there.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Any, Callable
 
 #: a line that is only a template action (``{{- if .Values.x }}``, ``{{ toYaml .Values.env }}``)
 TEMPLATE_LINE = re.compile(r"^[ \t]*{{-?.*?-?}}[ \t]*$", re.M)
@@ -79,19 +79,82 @@ def mask_expressions(script: str) -> str:
     return _replaced(script, actions_expressions(script), lambda n: "${" + "_" * max(n - 3, 1) + "}")
 
 
-def mask_templates(text: str) -> str:
+def silent_line(line: str, continued: bool, comment: bool = False) -> str:
+    """A line that writes nothing, as it is to be read (same length): blank; a continuation
+    (``\\`` at its end) after a line that a backslash continues (a template line inside a
+    command written over several lines); with ``comment``, its indentation kept and a ``#``
+    after it (a YAML block scalar must not start with a blank line longer than its text's
+    indentation)."""
+    body = line.rstrip("\r")
+    tail = line[len(body):]
+    if continued and body:
+        return " " * (len(body) - 1) + "\\" + tail
+    if comment and body.strip():
+        indent = len(body) - len(body.lstrip())
+        return " " * indent + "#" + " " * (len(body) - indent - 1) + tail
+    return " " * len(body) + tail
+
+
+def stand_in(length: int) -> str:
+    """One word of ``length`` characters that argv.py reads as a placeholder (an unknown value)."""
+    return "__RSMTPL" + "_" * (length - 8)
+
+
+def mask_templates(text: str, *, comment_lines: bool = False) -> str:
     """Go/Helm template actions as YAML PyYAML can read, keeping every position.
 
     A line that is only an action (``{{- if .Values.x }}``, ``{{- toYaml .Values.env |
-    nindent 12 }}``) becomes blank; an action inside a value becomes a plain scalar of
-    the same length that argv.py reads as a placeholder (an unknown value).  GitHub
-    Actions' ``${{ expr }}`` is left alone (the Actions reader masks it itself).
+    nindent 12 }}``) becomes blank (a continuation after a line a backslash continues, a
+    ``#`` comment line with ``comment_lines``: :func:`silent_line`); an action inside a value
+    becomes a plain scalar of the same length that argv.py reads as a placeholder (an unknown
+    value).  GitHub Actions' ``${{ expr }}`` is left alone (the Actions reader masks it itself).
     """
     if "{{" not in text:
         return text
-    text = TEMPLATE_LINE.sub(lambda m: " " * len(m.group(0)), text)
+
+    previous = (-2, False)  # (where the last template line ends, whether it continues a command)
+
+    def silent(match: re.Match[str]) -> str:
+        nonlocal previous
+        end = match.start() - 1  # the line break before this line
+        if end < 0:
+            continued = False
+        elif previous[0] == end:  # right after another template line: as that one
+            continued = previous[1]
+        else:
+            continued = text[text.rfind("\n", 0, end) + 1:end].rstrip().endswith("\\")
+        previous = (match.end(), continued)
+        return silent_line(match.group(0), continued, comment_lines)
+
+    text = TEMPLATE_LINE.sub(silent, text)
     spans = [(start, end) for start, end in helm_actions(text) if end - start >= 8]
-    return _replaced(text, spans, lambda n: "__RSMTPL" + "_" * (n - 8))
+    return _replaced(text, spans, stand_in)
+
+
+def compose_documents(text: str) -> tuple[str, list[Any]]:
+    """``text``'s template actions masked, and its YAML documents' root nodes.
+
+    Template-only lines are first read as blank lines; where that does not compose (a block
+    scalar whose first line is ``{{- bos_token }}``: a blank line longer than the block's
+    indentation ends it) as comment lines.  Raises PyYAML's error of the first reading when
+    neither composes.
+    """
+    import yaml
+
+    from .yaml_nodes import loader
+
+    first = mask_templates(text)
+    try:
+        return first, list(yaml.compose_all(first, Loader=loader()))
+    except yaml.YAMLError as exc:
+        error = exc
+    second = mask_templates(text, comment_lines=True)
+    if second != first:
+        try:
+            return second, list(yaml.compose_all(second, Loader=loader()))
+        except yaml.YAMLError:
+            pass
+    raise error
 
 
 def ranged_lines(text: str) -> set[int]:

@@ -724,7 +724,7 @@ def test_explicit_version_beats_image_tag(project, capsys):
 
 
 def test_compose_image_tag_beats_project_pin(project, capsys):
-    pytest.importorskip("flake8_replayssm.frontends.yaml_manifests")
+    pytest.importorskip("flake8_replayssm.frontends.structured")
     write(project / "pyproject.toml", '[project]\nname = "svc"\ndependencies = ["vllm==0.33.0"]\n')
     write(project / "compose.yaml", f"""services:
   old:

@@ -139,10 +139,11 @@ def test_yaml_and_dockerfile_blocks_go_to_their_frontends():
     [docker] = commands_in_markdown(doc)  # YAML blocks go to the YAML reader through lint
     assert docker.image == "vllm/vllm-openai:v0.29.0"
     assert (docker.words[2].span.line, raw(doc, docker.words[2].span)) == (11, '"--use-replayssm"')
-    from flake8_replayssm.frontends.markdown import yaml_blocks_of_markdown
+    from flake8_replayssm.frontends.markdown import document_blocks_of_markdown
     from flake8_replayssm.lint import launches_in
 
-    assert [(line, indents) for line, _, indents in yaml_blocks_of_markdown(doc)] == [(4, [0, 0, 0]), (15, [0, 0])]
+    assert [(line, indents) for kind, line, _, indents in document_blocks_of_markdown(doc) if kind == "yaml"] \
+        == [(4, [0, 0, 0]), (15, [0, 0])]
     by_line = {launch.anchor.line: launch for launch in launches_in(doc, "markdown")}
     k8s = by_line[6]
     assert k8s.release_hint == "0.33.0"

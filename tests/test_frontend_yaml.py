@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from flake8_replayssm.engines.vllm.config_file import is_serve_config
-from flake8_replayssm.frontends.yaml_manifests import commands_in_yaml
+from flake8_replayssm.frontends.structured import commands_in_yaml
 from conftest import raw, texts
 from flake8_replayssm.model import Command
 

@@ -359,7 +359,7 @@ def _boom(*args, **kwargs):
      "flake8_replayssm.frontends.markdown", "_shell_block", [4]),
     ("yaml", "a: 1\n---\napiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - image: vllm/vllm-openai\n"
              "    args: [--model, m, --use-replayssm]\n",
-     "flake8_replayssm.frontends.yaml_manifests", "_commands_in_document", [1, 3]),  # each document
+     "flake8_replayssm.frontends.structured.document", "_read_root", [1, 3]),  # each document
 ])
 def test_a_frontend_error_is_reported_as_not_checked(monkeypatch, kind, text, module, name, lines):
     import importlib

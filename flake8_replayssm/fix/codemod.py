@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import LintConfig
+from ..model import Span
 from .edits import Edit, apply_edits, parse_error, span_key, without_collisions
 from .markdown import into_block, onto_document, python_block_of
 from .planner import Planner
@@ -65,6 +66,8 @@ class FixOutcome:
     #: launches judged for a set of releases: what the fixes tried would make a release of the
     #: set refuse (no launch found that every release accepts)
     conflicts: set[tuple[str, str | None, str | None]] = field(default_factory=set)
+    #: (span, code) -> why the planner left that finding unfixed (how the launch is written)
+    why_not: dict[tuple[Span, str], str] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -72,8 +75,9 @@ class FixOutcome:
 
 
 def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = None,
-               unsafe: bool = False) -> list[Edit]:
-    """The edits that fix the findings of ``text`` (one round; edits address ``text``)."""
+               unsafe: bool = False, why_not: dict[tuple[Span, str], str] | None = None) -> list[Edit]:
+    """The edits that fix the findings of ``text`` (one round; edits address ``text``);
+    ``why_not`` gets why findings were left unfixed where the planner can say."""
     from ..lint import line_ends, lint_text
 
     if line_ends(text, kind) != text:  # lone CRs: lint counts lines the edits' offsets would not
@@ -109,6 +113,8 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
         first, source = block  # a Python fence: planned as Python on the block's own text
         sub = in_blocks.setdefault(first, Planner(source, "python", unsafe=unsafe))
         sub.plan(*into_block(verdict, findings, first))
+    if why_not is not None:
+        why_not.update(planner.why_not)
     planned = list(planner.edits)
     for first, sub in in_blocks.items():
         moved = onto_document(_first_of_colliding(sub.text, sub.edits), sub.text, first, text)
@@ -225,8 +231,9 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
     fixed: list[str] = []
     added: set[Refusal] = set()
     tried = {text}
-    for _ in range(rounds):
-        edits = plan_edits(current, kind, config, path=path, unsafe=unsafe)
+    for round_number in range(rounds):
+        edits = plan_edits(current, kind, config, path=path, unsafe=unsafe,
+                           why_not=outcome.why_not if round_number == 0 else None)
         if not edits:
             break
         candidate = apply_edits(current, edits)

@@ -143,6 +143,8 @@ def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counte
         return "no automatic fix for this code"
     if finding.span.source is not None:
         return f"it is in {finding.span.source}; fix that file"
+    if (finding.span, code) in outcome.why_not:
+        return outcome.why_not[(finding.span, code)]
     if outcome.conflicts and len(finding.releases) >= 1 and _in_set(finding, outcome):
         from .codemod import said_refusals
 
@@ -154,7 +156,7 @@ def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counte
             return "needs --unsafe: dropping --use-replayssm for the unsupported model (RSM001) removes it too"
         line = outcome.text.splitlines()[finding.span.line - 1] if finding.span.cell is None \
             and 0 < finding.span.line <= outcome.text.count("\n") + 1 else ""
-        if code == "RSM008" and "VLLM_USE_V2_MODEL_RUNNER is unset" in finding.message and "use_replayssm" in line:
+        if code == "RSM008" and "VLLM_USE_V2_MODEL_RUNNER is unset" in finding.message and "use_replayssm=" in line:
             return f"needs --unsafe: {_ENVIRON_WHY}"
         return f"needs --unsafe: {UNSAFE_WHY.get(code, 'the fix changes what the launch does')}"
     if any(code in note for note in outcome.notes):

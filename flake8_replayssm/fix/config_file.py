@@ -31,8 +31,16 @@ class ConfigFile:
     (``by_name``, dashes).  Every edit goes through ``add`` (the planner's).
     """
 
-    def __init__(self, facts: YamlFacts, entries: list[Entry], add: AddEdit, newline: str) -> None:
+    def __init__(self, facts: YamlFacts, entries: list[Entry], add: AddEdit, newline: str, *,
+                 model_known: bool | None = None, keywords: bool = False) -> None:
         self.facts, self.entries, self.add, self.newline = facts, entries, add, newline
+        #: the entries are keyword arguments of the engine's class (a Ray Serve ``engine_kwargs``),
+        #: not command-line options: a switch is one field set true or false, never a ``no-``/
+        #: ``disable-`` spelling of it
+        self.keywords = keywords
+        #: whether the model these options are used with is known: a ``model`` key says so in a
+        #: ``--config`` file (None), the launch's model for a block of options
+        self.model_known = "model" in {option_key(e.key) for e in entries} if model_known is None else model_known
         self.by_pos = {(e.key_node.start_mark.line + 1, e.key_node.start_mark.column): e for e in entries}
         self.by_name = {option_key(e.key): e for e in entries}
 
@@ -101,3 +109,12 @@ class ConfigFile:
     def replace_key(self, entry: Entry, text: str, code: str) -> None:
         """The entry's key becomes ``text`` exactly as given."""
         self.add(entry.key_node.start_mark.index, entry.key_node.end_mark.index, text, code)
+
+
+def prefix_caching_off(cfg: ConfigFile, disable_aliases: bool) -> tuple[str, str]:
+    """The entry that turns prefix caching off in ``cfg``: ``enable-prefix-caching: false`` among
+    keyword arguments; in a ``--config`` file (where vLLM drops ``key: false``) the
+    ``disable-``/``no-`` spelling set true."""
+    if cfg.keywords:
+        return "enable-prefix-caching", "false"
+    return ("disable-prefix-caching" if disable_aliases else "no-enable-prefix-caching"), "true"

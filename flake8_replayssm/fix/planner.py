@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from .. import engines
-from ..model import Finding
+from ..model import Finding, Launch
 from ..verdicts import Verdict
 from .edits import OverlapError, check_overlaps
 from .environment import EnvironmentEdits
@@ -67,15 +67,35 @@ class Planner(EnvironmentEdits):
             del self.edits[before:]
 
     def plan_by_form(self, verdict: Verdict, findings: Sequence[Finding], *, config_file: Plan | None,
-                     keywords: Plan, command_line: Plan) -> None:
+                     keywords: Plan, command_line: Plan, option_block: Plan | None = None) -> None:
         """Call the engine's plan for how the launch is written: ``config_file`` when the engine
         says the launch is one of its ``--config`` files (None: it is not), ``keywords`` for a
-        keyword launch in Python text (elsewhere, as in a Ray Serve YAML, its keywords are left
-        alone), ``command_line`` for the words of a command line."""
+        keyword launch in Python text, ``option_block`` for one written as a YAML mapping of
+        options (a Ray Serve config's ``engine_kwargs``, a framework's ``vllm_kwargs:``: the
+        same key edits as a ``--config`` file, on that mapping), ``command_line`` for the words
+        of a command line.  A launch written in a framework's own names elsewhere (a Hydra
+        override, a prefixed option) is left unfixed, saying so."""
+        launch = verdict.launch
         if config_file is not None:
             config_file(self, verdict, findings)
-        elif verdict.launch.form == "kwargs":
-            if self.kind == "python":
-                keywords(self, verdict, findings)
+        elif launch.form == "kwargs" and self.kind == "python":
+            keywords(self, verdict, findings)
+        elif launch.form == "kwargs":
+            self.block = self.option_block(launch) if option_block is not None else None
+            if self.block is None:
+                self.leave(findings, f"{_written_as(launch)}: not fixable in this file kind")
+                return
+            try:
+                assert option_block is not None
+                option_block(self, verdict, findings)
+            finally:
+                self.block = None
+        elif launch.forwarded_by:
+            self.leave(findings, f"{_written_as(launch)}: fix it in {launch.forwarded_by}'s own names")
         else:
             command_line(self, verdict, findings)
+
+
+def _written_as(launch: Launch) -> str:
+    return f"options {launch.forwarded_by} forwards to {engines.title(launch.engine)}" if launch.forwarded_by \
+        else f"{launch.label or 'keyword options'} outside Python"

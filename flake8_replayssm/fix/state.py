@@ -18,7 +18,7 @@ from .edits import Edit, LineIndex, newline_of
 from .yaml_edits import YamlFacts
 
 if TYPE_CHECKING:
-    from ..model import Finding, Span
+    from ..model import Finding, Launch, Span
     from .expect import Expected
     from .python_facts import PyFacts
 
@@ -49,11 +49,15 @@ class PlanState:
             except Exception:  # not YAML we can read: replacements only where spans are sure
                 self.yaml = None
             self.serve_config = self.yaml is not None and engines.config_launch(text, None) is not None
+        #: the block of options a keyword launch outside Python is fixed in (while it is planned)
+        self.block: ConfigFile | None = None
         #: YAML sequence items to delete: (sequence, item index, code)
         self.item_deletions: list[tuple[Any, int, str]] = []
         self.edits: list[Edit] = []
         #: why findings were left unfixed ("CODE: reason")
         self.skipped: list[str] = []
+        #: (span, code) -> why that finding is left unfixed, for the user (:meth:`leave`)
+        self.why_not: dict[tuple[Span, str], str] = {}
         #: where the edits of the launch being planned start in ``edits``
         self.launch_start = 0
         #: environment variables set by a new ``os.environ[...]`` line (once per text: later
@@ -87,9 +91,31 @@ class PlanState:
         """Leave every one of ``findings`` unfixed, saying why."""
         self.skipped.extend(f"{f.code}: {why}" for f in findings)
 
+    def leave(self, findings: Sequence[Finding], why: str) -> None:
+        """Leave ``findings`` unfixed because of how the launch is written, and tell the user so
+        (``fix`` prints ``why`` beside each: :attr:`why_not`)."""
+        self.skip(findings, why)
+        for f in findings:
+            self.why_not[(f.span, f.code)] = why
+
+    def option_block(self, launch: Launch) -> ConfigFile | None:
+        """The YAML mapping a keyword launch's options are the keys of (a Ray Serve config's
+        ``engine_kwargs``), for key edits; None when they are not all keys of one block mapping."""
+        if self.yaml is None:
+            return None
+        points = [self.index.offset(s.span.line, s.span.col) for s in launch.options.values()
+                  if s.span.source is None and s.span.cell is None]
+        entries = self.yaml.block_entries(points)
+        if not entries:
+            return None
+        known = launch.model is not None and isinstance(launch.model.value, str)
+        return ConfigFile(self.yaml, entries, self.add, self.newline, model_known=known, keywords=True)
+
     def config_file(self) -> ConfigFile | None:
         """The text's top-level entries as an engine's ``--config`` file (None: not a YAML
-        text of one block mapping)."""
+        text of one block mapping), or the block of options being fixed (:meth:`option_block`)."""
+        if self.block is not None:
+            return self.block
         entries = self.yaml.config_entries() if self.yaml is not None else None
         if not entries:
             return None

@@ -88,6 +88,8 @@ class YamlFacts:
         self.shared: set[int] = set()
         self.scalars: dict[tuple[int, int], Any] = {}
         self.scalar_ranges: list[tuple[int, int, Any]] = []
+        #: the key scalars of mappings by where they start
+        self.key_starts: dict[int, Any] = {}
         self._key_steps: collections.Counter[int] = collections.Counter()
         self._seq_offsets: collections.Counter[int] = collections.Counter()
         for doc in self.docs:
@@ -108,6 +110,8 @@ class YamlFacts:
                 rng = (node.start_mark.index, node.end_mark.index)
                 self.scalars[rng] = node
                 self.scalar_ranges.append((rng[0], rng[1], node))
+                if key == "key":
+                    self.key_starts[rng[0]] = node
             elif node_is(node, "sequence"):
                 for i, item in reversed(list(enumerate(node.value))):
                     stack.append((item, node, i))
@@ -346,6 +350,22 @@ class YamlFacts:
         up, up_key = self.parent.get(id(parent), (None, None))
         return node_is(up, "mapping") and node_is(up_key, "scalar") and str(up_key.value) == "services" \
             and self.parent.get(id(up), (None, None))[0] is None
+
+    def block_entries(self, points: Iterable[int]) -> list[Entry] | None:
+        """The entries of the one editable block mapping whose keys start at ``points`` (offsets of
+        a launch's options), or None (no such key, several mappings, a flow or shared one)."""
+        mappings = []
+        for point in points:
+            key = self.key_starts.get(point)
+            if key is None:
+                continue
+            mapping = self.parent.get(id(key), (None, None))[0]
+            if mapping not in mappings:
+                mappings.append(mapping)
+        if len(mappings) != 1 or not node_is(mappings[0], "mapping") or mappings[0].flow_style \
+                or not self.editable(mappings[0]) or self.has_merge(mappings[0]):
+            return None
+        return [Entry(str(k.value), k, v) for k, v in mappings[0].value if node_is(k, "scalar")]
 
     # -- --config files ---------------------------------------------------------------------
     def config_entries(self) -> list[Entry] | None:

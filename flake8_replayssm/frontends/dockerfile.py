@@ -22,7 +22,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import ChainMap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from ..model import Command, Span, Word
@@ -435,8 +435,10 @@ class _DockerfileReader:
                 items += [Tok("/bin/sh", cmd.span), Tok("-c", cmd.span),
                           Tok(cmd.script, cmd.span, cmd.chars)]
         items = _strip_init(items, entry_len=len(entry.items or []))
-        return commands_from_argv(items, self.lines, env=env, image=image, variables=variables,
-                                  base_dir=self.base_dir)
+        # an ENTRYPOINT replaces the image's own (`vllm serve`): the image says only which release
+        return [replace(c, replaces_entrypoint=True)
+                for c in commands_from_argv(items, self.lines, env=env, image=image, variables=variables,
+                                            base_dir=self.base_dir)]
 
     def shell_form(self, form: _Form, stage: _Stage, env: dict[str, Word],
                    image: str | None) -> list[Command]:

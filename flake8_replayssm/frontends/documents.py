@@ -18,8 +18,17 @@ from ..model import Command
 #: kind -> (module, function): ``function(text, base_dir=...)`` returns the document's commands,
 #: each placed in the document's own text (the caller moves them to where it is written)
 _READERS: dict[str, tuple[str, str]] = {
-    "yaml": ("flake8_replayssm.frontends.yaml_manifests", "commands_in_yaml"),
+    "yaml": ("flake8_replayssm.frontends.structured", "commands_in_yaml"),
+    "systemd": ("flake8_replayssm.frontends.systemd", "commands_in_unit"),
 }
+#: files a script may write whose commands run elsewhere (a unit a service manager starts)
+_WRITTEN_KINDS = {".service": "systemd"}
+
+
+def kind_of_written_file(path: str) -> str | None:
+    """The kind of a file a script writes (``cat > /etc/systemd/system/llm.service <<EOF``) whose
+    commands are launches of their own, or None."""
+    return next((kind for suffix, kind in _WRITTEN_KINDS.items() if path.lower().endswith(suffix)), None)
 
 
 def reader(kind: str) -> Callable[..., list[Command]] | None:
@@ -30,3 +39,12 @@ def reader(kind: str) -> Callable[..., list[Command]] | None:
     module, function = where
     found: Callable[..., list[Command]] = getattr(importlib.import_module(module), function)
     return found
+
+
+#: kinds whose commands are read as shell: an unknown part of a here-document (``${model_id}``
+#: expanded by the script) is an unknown variable there, not a reason to leave the text unread
+_SHELL_READ = frozenset({"systemd"})
+
+
+def reads_unknown_parts(kind: str) -> bool:
+    return kind in _SHELL_READ

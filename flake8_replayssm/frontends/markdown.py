@@ -35,12 +35,15 @@ from .dockerfile import commands_in_dockerfile
 
 _FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 _RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|prompt)::\s*(\S*)")
+#: a reST paragraph that ends with ``::`` (or ``::`` alone): the indented block after it is a
+#: literal block, code as written (not a directive, ``.. note::``)
+_RST_LITERAL = re.compile(r"^(\s*)(?!\.\.(?:\s|$))\S.*::\s*$")
 _PROMPT = re.compile(r"^(\s*(?:\([^)\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s*)?\$ )")
 _PROMPT_ONLY = re.compile(r"^\s*\$\s*$")
 
 _SKIP_LANGS = frozenset({
-    "text", "txt", "log", "logs", "output", "out", "stdout", "stderr", "json", "jsonc", "json5",
-    "jsonl", "toml", "ini", "cfg", "csv", "tsv", "diff", "patch", "plaintext", "plain", "none",
+    "text", "txt", "log", "logs", "output", "out", "stdout", "stderr", "jsonc", "json5",
+    "jsonl", "ini", "cfg", "csv", "tsv", "diff", "patch", "plaintext", "plain", "none",
     "nohighlight", "http", "xml", "html", "sql", "mermaid", "md", "markdown", "rst", "tex",
     "latex", "math", "c", "cpp", "c++", "go", "rust", "java", "javascript", "js", "ts",
     "typescript", "powershell", "ps1", "pwsh", "bat", "batch", "cmd", "pycon", "python-console",
@@ -119,35 +122,42 @@ def _blocks(text: str) -> list[_Block]:
             i = j + 1
             continue
         m = _RST_DIRECTIVE.match(line)
-        if m:
-            indent = len(m.group(1))
-            lang = m.group(2).lower()
+        literal = None if m else _RST_LITERAL.match(line)
+        if m or literal:
             j = i + 1
-            while j < len(lines) and lines[j].strip().startswith(":"):  # options
+            while m and j < len(lines) and lines[j].strip().startswith(":"):  # options
                 j += 1
-            start = j
-            while j < len(lines) and (not lines[j].strip()
-                                      or len(lines[j]) - len(lines[j].lstrip()) > indent):
-                j += 1
-            body = lines[start:j]
-            while body and not body[-1].strip():
-                body.pop()
-            nonblank = [len(b) - len(b.lstrip()) for b in body if b.strip()]
-            strip_n = min(nonblank) if nonblank else 0
-            content, indents, chars = [], [], []
-            for k, raw in enumerate(body):
-                raw = raw.rstrip("\r")
-                strip = min(strip_n, len(raw) - len(raw.lstrip()))
-                content.append(raw[strip:])
-                indents.append(strip)
-                base = index.starts[start + k] + strip
-                chars.append(list(range(base, base + len(raw) - strip)))
-            if content:
-                blocks.append(_Block(lang, start + 1, content, indents, chars))
+            indent = len((m or literal).group(1))  # type: ignore[union-attr]
+            block, j = _indented_block(lines, index, j, indent, m.group(2).lower() if m else "")
+            if block is not None:
+                blocks.append(block)
             i = max(j, i + 1)
             continue
         i += 1
     return blocks
+
+
+def _indented_block(lines: list[str], index: LineIndex, start: int, indent: int,
+                    lang: str) -> tuple[_Block | None, int]:
+    """The block of lines from ``start`` indented deeper than ``indent`` (a reST directive's
+    content, a literal block after ``::``), and the line after it."""
+    j = start
+    while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > indent):
+        j += 1
+    body = lines[start:j]
+    while body and not body[-1].strip():
+        body.pop()
+    nonblank = [len(b) - len(b.lstrip()) for b in body if b.strip()]
+    strip_n = min(nonblank) if nonblank else 0
+    content, indents, chars = [], [], []
+    for k, raw in enumerate(body):
+        raw = raw.rstrip("\r")
+        strip = min(strip_n, len(raw) - len(raw.lstrip()))
+        content.append(raw[strip:])
+        indents.append(strip)
+        base = index.starts[start + k] + strip
+        chars.append(list(range(base, base + len(raw) - strip)))
+    return (_Block(lang, start + 1, content, indents, chars) if content else None), j
 
 
 #: the ``>`` markers of a blockquote line (nested ones included)
@@ -256,6 +266,8 @@ def _judge(block: _Block) -> _Judged:
     body = "\n".join(block.lines)
     if lang in _YAML_LANGS or (not lang and _YAML_MANIFEST.search(body)):
         return _Judged("yaml", block.lines)
+    if lang in ("toml", "json"):  # a framework's config, an engine-arguments file: read as that kind
+        return _Judged(lang, block.lines)
     if lang in _DOCKER_LANGS or _looks_like_dockerfile(block.lines):
         return _Judged("dockerfile", block.lines)
     prompted, found = _prompted(block)
@@ -359,7 +371,7 @@ def commands_in_markdown(text: str, *, path: str | None = None,
             judged = _judge(block)
             if judged.kind == "shell":
                 out += _shell_block(block, judged.lines, index, base_dir)
-            elif judged.kind == "dockerfile":  # YAML blocks: yaml_blocks_of_markdown
+            elif judged.kind == "dockerfile":  # YAML, TOML, JSON: document_blocks_of_markdown
                 out += _delegate(block, judged.kind, base_dir)
         except Exception as exc:  # this block is not checked; the others are
             frontend_failed(Span(block.line, 0, block.line, 0), "Markdown", exc)
@@ -384,14 +396,16 @@ def _shell_block(block: _Block, lines: list[str], index: LineIndex,
     return doc_shell_commands(script, place, None, base_dir, prose=True)
 
 
-def yaml_blocks_of_markdown(text: str) -> list[tuple[int, str, list[int]]]:
-    """``(file line of the first line, body, indentation of each line)`` of the YAML blocks:
-    manifests, compose files, serve configs, Ray Serve configs, judged as YAML files are."""
+def document_blocks_of_markdown(text: str) -> list[tuple[str, int, str, list[int]]]:
+    """``(kind, file line of the first line, body, indentation of each line)`` of the YAML, TOML
+    and JSON blocks: manifests, compose files, serve configs, Ray Serve configs, frameworks'
+    configs, judged as files of that kind are."""
     out = []
     try:
         for b in _blocks(text):
-            if _judge(b).kind == "yaml":
-                out.append((b.line, "\n".join(b.lines) + "\n", b.indents))
+            kind = _judge(b).kind
+            if kind in ("yaml", "toml", "json"):
+                out.append((kind, b.line, "\n".join(b.lines) + "\n", b.indents))
     except Exception:
         return out
     return out

@@ -53,10 +53,44 @@ def mask_doc_placeholders(script: str, prose: bool = False) -> tuple[str, dict[s
         return masked
 
     if "<" in script:
-        script = _ANGLE_PLACEHOLDER.sub(one_word, script)
+        script = outside_here_documents(script, lambda part: _ANGLE_PLACEHOLDER.sub(one_word, part))
     if prose and ("[" in script or "{" in script):
-        script = _ALTERNATIVES.sub(one_word, script)
+        script = outside_here_documents(script, lambda part: _ALTERNATIVES.sub(one_word, part))
     return script, originals
+
+
+def outside_here_documents(script: str, change: Callable[[str], str]) -> str:
+    """``script`` with ``change`` made to every part but its here-documents' bodies: a body is a
+    file of its own (a manifest, a config), whose brackets and angles are that file's syntax,
+    not a documentation placeholder."""
+    parts, at = [], 0
+    for start, end in _here_document_bodies(script):
+        parts += [change(script[at:start]), script[start:end]]
+        at = end
+    return "".join(parts) + change(script[at:])
+
+
+#: the start of a here-document (``<<EOF``, ``<<-'EOF'``, ``<< "END"``), and its delimiter
+_HERE_DOCUMENT = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1")
+
+
+def _here_document_bodies(script: str) -> list[tuple[int, int]]:
+    """Where the bodies of ``script``'s here-documents are (offsets), as bash reads them: from
+    the line after the ``<<WORD`` to the line that is the delimiter alone."""
+    out: list[tuple[int, int]] = []
+    at = 0
+    while True:
+        match = _HERE_DOCUMENT.search(script, at)
+        if match is None:
+            return out
+        start = script.find("\n", match.end())
+        if start < 0:
+            return out
+        delimiter = re.compile(r"^[ \t]*" + re.escape(match.group(2)) + r"[ \t]*$", re.M)
+        end = delimiter.search(script, start + 1)
+        stop = end.start() if end is not None else len(script)
+        out.append((start + 1, stop))
+        at = stop + 1
 
 
 def doc_shell_commands(script: str, place: Callable[[int, int, int, int], Span],
@@ -66,14 +100,19 @@ def doc_shell_commands(script: str, place: Callable[[int, int, int, int], Span],
     ``!`` lines), its placeholders unknown values (DESIGN.md); with ``prose``, an optional
     ``[--flag value]`` group is read both with and without it, as one launch's two readings."""
     masked, originals = mask_doc_placeholders(script, prose)
-    if prose and _OPTIONAL_GROUP.search(masked):
-        present = _OPTIONAL_GROUP.sub(lambda m: " " + m.group(1) + " ", masked)
-        absent = _OPTIONAL_GROUP.sub(_left_out, masked)
+    present = outside_here_documents(masked, _written_in) if prose and _OPTIONAL_GROUP.search(masked) else masked
+    if present != masked:
+        absent = outside_here_documents(masked, lambda part: _OPTIONAL_GROUP.sub(_left_out, part))
         found = _readings(shell_commands(present, place, variables, base_dir),
                           shell_commands(absent, place, variables, base_dir))
     else:
         found = _fresh_groups(shell_commands(masked, place, variables, base_dir))
     return [unmask_words(c, originals, prose) for c in found]
+
+
+def _written_in(part: str) -> str:
+    """``part`` with each optional group written (its brackets blanked)."""
+    return _OPTIONAL_GROUP.sub(lambda m: " " + m.group(1) + " ", part)
 
 
 def _left_out(group: re.Match[str]) -> str:

@@ -25,7 +25,9 @@ LANGUAGE_KINDS = {
     "yaml": "yaml", "yml": "yaml", "docker-compose": "yaml", "dockercompose": "yaml",
     "yaml.docker-compose": "yaml", "github-actions-workflow": "yaml", "compose": "yaml",
     "makefile": "makefile", "make": "makefile",
-    "markdown": "markdown", "md": "markdown",
+    "markdown": "markdown", "md": "markdown", "mdx": "markdown", "quarto": "markdown",
+    "restructuredtext": "markdown", "rst": "markdown",
+    "toml": "toml", "json": "json", "systemd": "systemd",
 }
 
 #: cell languages linted as the notebook's code (IPython); other code cells are left out

@@ -10,7 +10,8 @@ from typing import Any
 
 from ... import config_files
 from ...model import Launch
-from ...yaml_nodes import is_map, is_scalar
+from ...yaml_nodes import is_map, is_scalar, loader
+from .knowledge import knowledge
 
 #: keys only an SGLang server config has (a vLLM serve config never does)
 _SGLANG_CONFIG_KEYS = ("enable-linear-replayssm", "linear-replayssm-cache-len", "enable-linear-replayssm-spec",
@@ -27,8 +28,16 @@ def is_serve_config(text: str) -> bool:
         return False
     keys = [w.text[2:].replace("_", "-") for w in config.words if w.text and w.text.startswith("--")]
     keys += [s.spelling.replace("_", "-") for s in config.false_keys]
-    return any(key in _SGLANG_CONFIG_KEYS for key in keys) and not any(
-        key in ("apiVersion", "kind", "services", "spec") for key in keys)
+    return _sglang_options(keys) and is_serve_config_node(_root(text))
+
+
+def _root(text: str) -> Any:
+    try:
+        import yaml
+
+        return yaml.compose(text, Loader=loader())
+    except Exception:
+        return None
 
 
 def is_serve_config_node(root: Any) -> bool:
@@ -36,8 +45,22 @@ def is_serve_config_node(root: Any) -> bool:
     if not is_map(root) or not all(is_scalar(key) for key, _ in root.value):
         return False
     keys = [str(key.value).replace("_", "-") for key, _ in root.value]
-    return any(key in _SGLANG_CONFIG_KEYS for key in keys) and not any(
-        key in ("apiVersion", "kind", "services", "spec") for key in keys)
+    nested = [key for key, (_, value) in zip(keys, root.value) if is_map(value)]
+    return _sglang_options(keys) and all(_is_option(key) for key in nested)
+
+
+def _is_option(key: str) -> bool:
+    return f"--{key}" in set(knowledge().long_options) or key in _SGLANG_CONFIG_KEYS
+
+
+def _sglang_options(keys: list[str]) -> bool:
+    """Keys of an SGLang ``--config`` file: one only SGLang has, and mostly SGLang's options (a
+    Hydra or a framework's config with a ``model_path:`` key is not one: PipelineRL's, whose
+    other keys hold mappings of their own)."""
+    if not any(key in _SGLANG_CONFIG_KEYS for key in keys) or any(
+            key in ("apiVersion", "kind", "services", "spec") for key in keys):
+        return False
+    return 2 * sum(_is_option(key) for key in keys) >= len(keys)
 
 
 def is_config_document(root: Any) -> bool:

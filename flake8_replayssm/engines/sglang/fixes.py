@@ -73,7 +73,8 @@ def plan(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) -> Non
         planner.skip(findings, f"SGLang {verdict.target.name} has no ReplaySSM")
         return
     config_file = _plan_config if launch.label == "sglang serve --config" else None
-    planner.plan_by_form(verdict, findings, config_file=config_file, keywords=_plan_kwargs, command_line=_plan_argv)
+    planner.plan_by_form(verdict, findings, config_file=config_file, keywords=_plan_kwargs, command_line=_plan_argv,
+                         option_block=_plan_config)
 
 
 def _plan_argv(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) -> None:

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ...fix.config_file import option_key
+from ...fix.config_file import option_key, prefix_caching_off
 from ...fix.words import TRUE_WORDS
 from ...fix.yaml_edits import node_is
 from ...model import Finding, Launch, Setting
@@ -121,7 +121,7 @@ def plan(planner: Planner, verdict: Verdict, findings: Sequence[Finding]) -> Non
         planner.skip(findings, f"vLLM {verdict.target.version} has no ReplaySSM")
         return
     planner.plan_by_form(verdict, findings, config_file=_plan_config if planner.serve_config else None,
-                         keywords=_plan_kwargs, command_line=_plan_argv)
+                         keywords=_plan_kwargs, command_line=_plan_argv, option_block=_plan_config)
 
 
 def _drops_overridden_mode(planner: Planner, findings: Sequence[Finding], mode: Setting | None) -> bool:
@@ -384,7 +384,7 @@ def _plan_config(planner: Planner, verdict: Verdict, findings: Sequence[Finding]
     use = cfg.entry(opts.get("use_replayssm"))
     # without a `model:` key the model comes from the command line (`vllm serve MODEL --config F`):
     # verdicts about "the" model are not about the model this file is used with
-    model_known = "model" in cfg.by_name
+    model_known = cfg.model_known
     if planner.unsafe and model_known and "RSM001" in codes and use is not None and opts["use_replayssm"].value is True:
         cfg.delete(use, "RSM001")
         return
@@ -470,7 +470,7 @@ def _pin_config(planner: Planner, cfg: ConfigFile, verdict: Verdict, findings: S
             pins.append(("mamba-cache-mode", "align", "RSM002"))
             if "mamba_backend" not in opts and not launch.open_ended:
                 pins.append(("mamba-backend", "triton", "RSM002"))
-    off = "disable-prefix-caching" if release.disable_aliases else "no-enable-prefix-caching"
+    off, off_value = prefix_caching_off(cfg, release.disable_aliases)
     prefix_off = _asks(findings, "RSM002", wants_prefix_caching_off)
     runner = _asks(findings, "RSM008", triton_needs_v1)
     if runner and planner.unsafe and model_known and "speculative_config" not in opts:
@@ -485,10 +485,10 @@ def _pin_config(planner: Planner, cfg: ConfigFile, verdict: Verdict, findings: S
     if prefix_off:
         explicit = [e for e in prefix_keys if _prefix_caching_value(e) is not None]
         if not prefix_keys and not launch.open_ended:  # on by default: off is what vLLM requires
-            pins.append((off, "true", "RSM002"))
+            pins.append((off, off_value, "RSM002"))
         elif planner.unsafe and len(explicit) == 1 and len(prefix_keys) == 1 and _prefix_caching_value(explicit[0]):
             cfg.rename(explicit[0], off, "RSM002")
-            cfg.set_value(explicit[0], "true", "RSM002", raw=True)
+            cfg.set_value(explicit[0], off_value, "RSM002", raw=True)
     if pins and use is not None:
         cfg.insert_after(use, [(k, v) for k, v, _ in pins], ",".join(dict.fromkeys(c for _, _, c in pins)))
 

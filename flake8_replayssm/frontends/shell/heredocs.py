@@ -72,12 +72,15 @@ class HereDocuments:
         text = self.text(heredoc)
         if target and text is not None and not target.startswith("/dev/"):
             self.ctx.files[posixpath.normpath(target)] = text
+            kind = documents.kind_of_written_file(target)
+            if kind is not None:  # a unit file: the commands it runs are launches of their own
+                self.ctx.commands += self.located_documents(text, kind)
 
     def located_documents(self, text: Located, kind: str) -> list[Command]:
         """The commands of a document written inside the script (a here-document), placed in
         the file."""
         read = documents.reader(kind)
-        if read is None or UNKNOWN_MARK in text.text:
+        if read is None or UNKNOWN_MARK in text.text and not documents.reads_unknown_parts(kind):
             return []
         place = self.placer_for(text)
         return [placed(c, place) for c in read(text.text, base_dir=self.ctx.base_dir)]
