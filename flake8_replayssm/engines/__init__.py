@@ -98,6 +98,12 @@ def launch_looking() -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=1)
+def image_name() -> re.Pattern[str]:
+    """Some engine's image named on a line (an image is context, never a command)."""
+    return re.compile("|".join(f"(?:{e.WORDS.image_name})" for e in all_engines()))
+
+
+@lru_cache(maxsize=1)
 def launch_word() -> re.Pattern[str]:
     """A Python string that can be part of some engine's command line."""
     return re.compile("|".join(f"(?:{e.WORDS.launch_word})" for e in all_engines()))
