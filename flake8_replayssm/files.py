@@ -175,6 +175,18 @@ def _python_encoding(data: bytes) -> str:
     return "utf-8" if encoding == "utf-8-sig" else encoding
 
 
+#: the UTF-8 lead bytes of the private-use characters the mapping above uses (U+F780-U+F7FF)
+_PUA_UTF8 = (b"\xef\x9e", b"\xef\x9f")
+
+
+def _declares_encoding(body: bytes) -> bool:
+    """Whether an ASCII Python source names an encoding (PEP 263) in its first two lines: a
+    codec such as UTF-7 or UTF-16 reads ASCII bytes as other characters."""
+    first = body.find(b"\n")
+    second = body.find(b"\n", first + 1) if first >= 0 else -1
+    return b"coding" in (body if second < 0 else body[:second])
+
+
 def decode(data: bytes, kind: str | None = None) -> Decoded:
     """The text of ``data`` (a file of ``kind``), reversible with :meth:`Decoded.encode`."""
     wide = _wide_encoding(data)
@@ -184,7 +196,14 @@ def decode(data: bytes, kind: str | None = None) -> Decoded:
         return decoded if decoded.encode(text) == data else Decoded(text, wide, True, lossless=False)
     bom = data.startswith(_BOM)
     body = data[len(_BOM):] if bom else data
+    if body.isascii() and (kind != "python" or not _declares_encoding(body)):
+        return Decoded(body.decode("ascii"), "utf-8", bom)  # the common case: nothing to map back
     encoding = _python_encoding(data) if kind == "python" else "utf-8"
+    if encoding == "utf-8" and _PUA_UTF8[0] not in body and _PUA_UTF8[1] not in body:
+        try:
+            return Decoded(body.decode("utf-8"), "utf-8", bom)  # valid UTF-8 round-trips as it is
+        except UnicodeDecodeError:
+            pass  # bytes that are not UTF-8: the mapping below keeps them
     try:
         text = body.decode(encoding, "surrogateescape")
     except (LookupError, UnicodeError):

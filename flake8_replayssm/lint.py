@@ -9,7 +9,6 @@ them.
 from __future__ import annotations
 
 import contextvars
-import fnmatch
 import os
 import re
 import warnings
@@ -73,7 +72,7 @@ def detect_kind(path: str, text: str | None = None) -> str | None:
     if lower in ("makefile", "gnumakefile") or lower.endswith(".mk"):
         return "makefile"
     if lower in ("dockerfile", "containerfile") or lower.endswith((".dockerfile", ".containerfile")) \
-            or fnmatch.fnmatch(lower, "dockerfile.*") or fnmatch.fnmatch(lower, "containerfile.*"):
+            or lower.startswith(("dockerfile.", "containerfile.")):
         return "dockerfile"
     if "." not in name and text is not None and _SHELL_SHEBANG.match(text):
         return "shell"

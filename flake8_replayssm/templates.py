@@ -37,6 +37,8 @@ _GO_CONTROL = re.compile(r"{{-?\s*(?:if|else|end|with|range|define|block|break|c
 def template_base(path: str) -> str | None:
     """``path`` without its template suffix (``deploy.yaml.j2`` -> ``deploy.yaml``), or None for
     a path that is no template."""
+    if not path.lower().endswith(TEMPLATE_SUFFIXES):
+        return None  # most paths: one test
     name = posixpath.basename(path.replace("\\", "/"))
     lower = name.lower()
     for suffix in TEMPLATE_SUFFIXES:

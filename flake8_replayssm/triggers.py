@@ -9,6 +9,7 @@ anchor, are much faster than a regular expression over every file of a large tre
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Iterator, TypeVar
 
 #: a text must contain one of these to hold anything we report (plain substring
 #: tests: much faster than a regular expression over every file of a large tree)
@@ -58,19 +59,45 @@ def contains_trigger(data: bytes, kind: str | None = None) -> bool:
     spares most Python files with non-ASCII comments the look-alike scan."""
     if any(anchor in data and (not rest or any(n in data for n in rest)) for anchor, rest in _BYTE_ANCHORS):
         return True
-    if data.isascii():
+    if data.isascii() or not any(_looks_like_trigger(stretch.decode("utf-8", "replace"))
+                                 for stretch in _around_non_ascii(data, _LONGEST_NEEDLE * 2 * 4)):
         return False
-    if kind == "python" and not any(word.encode() in data for word in python_launchers()):
-        return False
-    return _looks_like_trigger(data.decode("utf-8", "replace"))
+    return kind != "python" or any(word.encode() in data for word in python_launchers())
 
 
 def has_trigger(text: str, kind: str | None = None) -> bool:
     """Whether ``text`` can hold anything we report (cheap; decides whether to parse)."""
     if not any(anchor in text and (not rest or any(n in text for n in rest)) for anchor, rest in _TEXT_ANCHORS) \
-            and not (not text.isascii() and _looks_like_trigger(text)):
+            and not (not text.isascii()
+                     and any(map(_looks_like_trigger, _around_non_ascii(text, _LONGEST_NEEDLE * 2)))):
         return False
     return kind != "python" or any(needle in text for needle in python_launchers())
+
+
+#: the block size of the search for non-ASCII characters (``isascii`` of a block runs at memory
+#: speed; a regular expression over the whole text is ten times slower)
+_BLOCK = 2048
+_Text = TypeVar("_Text", str, bytes)
+
+
+def _around_non_ascii(text: _Text, margin: int) -> Iterator[_Text]:
+    """The stretches of ``text`` around its blocks that are not ASCII, ``margin`` either side
+    (stretches that touch joined). A word that holds a look-alike character lies inside one, and
+    a source file's few typographic dashes or names cost a few small stretches, not a scan of
+    the whole file (in bytes, a stretch may cut a character at its ends: outside any such word)."""
+    start = end = -1
+    for at in range(0, len(text), _BLOCK):
+        if text[at:at + _BLOCK].isascii():
+            continue
+        low, high = max(at - margin, 0), at + _BLOCK + margin
+        if start >= 0 and low > end:
+            yield text[start:end]
+            start = -1
+        if start < 0:
+            start = low
+        end = high
+    if start >= 0:
+        yield text[start:end]
 
 
 def _looks_like_trigger(text: str) -> bool:

@@ -371,3 +371,22 @@ def test_a_frontend_error_is_reported_as_not_checked(monkeypatch, kind, text, mo
     findings = lint_text(text, kind, LintConfig(vllm_version="0.33.0")).findings
     assert [(f.code, f.span.line) for f in findings] == [("RSM900", line) for line in lines]
     assert "an error of the linter's" in findings[0].message and "RuntimeError" in findings[0].message
+
+
+@pytest.mark.parametrize("data,kind,lossless", [
+    (b"x = 1\n", "python", True),                                   # ASCII: read as it is
+    ("# caf\u00e9 \u2014 ok\n".encode(), "yaml", True),             # valid UTF-8
+    (b"\xef\xbb\xbfa: 1\n", "yaml", True),                          # a byte order mark kept
+    (b"a: \xff\xfe\n", "yaml", True),                               # not UTF-8: mapped and back
+    ("a: \uf7ff\n".encode(), "yaml", False),                        # the mapping's own range: never written
+    (b"# -*- coding: utf-7 -*-\nx = '+AGE-'\n", "python", False),   # ASCII bytes, another codec
+])
+def test_decoding_round_trips_or_says_it_does_not(data, kind, lossless):
+    from flake8_replayssm.files import decode
+
+    decoded = decode(data, kind)
+    assert decoded.lossless is lossless
+    if lossless:
+        assert decoded.encode(decoded.text) == data
+    if b"utf-7" in data:
+        assert decoded.encoding == "utf-7" and "a" in decoded.text.split("'")[1]

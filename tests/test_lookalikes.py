@@ -77,3 +77,22 @@ def test_the_screen_folds_only_around_non_ascii_text_and_still_sees_every_lookal
     text = f"# {before}\nvllm serve m {option}\n"
     assert has_trigger(text) and contains_trigger(text.encode())
     assert not has_trigger(f"# {before}\nvllm serve m --use-cuda-graph\n")
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2040, 2047, 2048, 2050, 4095, 4096, 10_000])
+def test_a_lookalike_anywhere_in_a_large_ascii_file_is_seen(offset):
+    """The byte screen looks for non-ASCII blocks with ``isascii`` and folds only around them:
+    a look-alike option that straddles a block boundary is still inside a stretch it folds."""
+    padding = "#" * offset + "\n"
+    for option in ("--use-repl\u0430yssm", "--use\u2010replayssm", "--" + "\u200b".join("mamba-block-size")):
+        text = f"{padding}vllm serve m {option} x\n" + "# plain\n" * 3000
+        assert contains_trigger(text.encode(), "shell") and has_trigger(text, "shell"), (offset, option)
+    other = f"{padding}vllm serve m --use\u2010cuda-graph x\n# \u2014 a dash far away\n" + "# plain\n" * 3000
+    assert not contains_trigger(other.encode(), "shell") and not has_trigger(other, "shell")
+
+
+def test_a_python_file_with_a_lookalike_option_but_no_launch_word_is_skipped():
+    text = "# --use-repl\u0430yssm in a comment of a module that launches nothing\nx = 1\n"
+    assert not contains_trigger(text.encode(), "python")
+    launching = text + "llm = LLM(model='m', use_repl\u0430yssm=True)\n"
+    assert contains_trigger(launching.encode(), "python")

@@ -130,3 +130,32 @@ def test_a_frameworks_class_that_forwards_engine_args_is_read_where_data_says_so
     source = f"{header}\nconfig = {call}(use_replayssm=True, replayssm_buffer_len=0)\n"
     assert found(source) == [(2, "RSM007"), (2, "RSM008")]  # no RSM001: not judged as vLLM's default model
     assert found(source.replace("art.dev", "other.dev").replace("art", "other")) == []
+
+
+def test_the_screen_parses_no_module_that_only_names_the_engine_in_passing(monkeypatch):
+    """vLLM's own sources: ``"vllm"`` beside ``"served_model_name"`` (no sub-command quoted),
+    `vllm serve` as inline code in a docstring, an EngineArgs call in a comment and a class
+    statement: none is a launch, and the screen tells so without a parse."""
+    from flake8_replayssm.frontends import python_screen
+
+    parses = []
+    monkeypatch.setattr(python_screen, "parsed", lambda text: parses.append(text))
+    for text in ('impl = "vllm"\nkeys = ["served_model_name"]\n',
+                 'def f():\n    """Tokenize in the server started by `vllm serve`."""\n',
+                 "# support `EngineArgs(compilation_config={...})`\nclass AsyncEngineArgs(EngineArgs):\n"
+                 "    use_replayssm: bool = False\n\nx = dict(use_replayssm=True)\n"):
+        assert python_screen.candidate_lines(text) is False
+    assert parses == []
+
+
+@pytest.mark.parametrize("text", [
+    'cmd = ["vllm", "serve", "m", "--use-replayssm"]\n',
+    'cmd = ["vllm", "serve --use-replayssm"]\n',
+    'SCRIPT = """\nvllm serve m --use-replayssm\n"""\n',
+    "from vllm import EngineArgs\nargs = EngineArgs(model='m', use_replayssm=True)\n",
+    "from vllm import EngineArgs as EA\nargs = EA(model='m', use_replayssm=True)\n",
+])
+def test_the_screen_still_finds_what_can_launch(text):
+    from flake8_replayssm.frontends import python_screen
+
+    assert python_screen.candidate_lines(text)

@@ -87,23 +87,39 @@ def _strings_could_launch(text: str) -> bool:
             before = text[start:at]
             code = before.lstrip()
             if not code.startswith(("from ", "import ", "#")) and (
-                    needle[0] in "'\"" or "'" in before or '"' in before
-                    or text.count('"""', 0, at) % 2 or text.count("'''", 0, at) % 2):
+                    needle[0] in "'\"" or "`" not in before  # `vllm serve` in prose: inline code
+                    and ("'" in before or '"' in before
+                         or text.count('"""', 0, at) % 2 or text.count("'''", 0, at) % 2)):
                 return True
             at = text.find(needle, at + 1)
     return False
 
 
 def _quotes_a_subcommand(text: str, program: str) -> bool:
+    """Whether a string is the sub-command (``"serve"``) or starts with it (``"serve --port 1"``):
+    ``"served_model_name"`` is neither."""
     engine = engines.for_program(program)
-    return engine is None or any(f"{q}{sub}" in text for sub in engine.WORDS.subcommands for q in "'\"")
+    return engine is None or any(f"{q}{sub}{end}" in text for sub in engine.WORDS.subcommands
+                                 for q in "'\"" for end in (q, " "))
 
 
 def _engine_call_text(text: str) -> bool:
-    if not any(w in text for w in engines.call_words()):
+    if not any(_outside_comment_lines(text, w) for w in engines.call_words()):
         return False
     return _ray_config(text) or any(_option_keyword(name).search(text) is not None
                                     for name in _mentioned_engines(text))
+
+
+def _outside_comment_lines(text: str, word: str) -> bool:
+    """Whether ``word`` occurs on a line that is neither a comment nor a class statement
+    (``# EngineArgs(...)`` and ``class AsyncEngineArgs(EngineArgs):`` in vLLM's own sources are
+    no calls)."""
+    at = text.find(word)
+    while at >= 0:
+        if not text[text.rfind("\n", 0, at) + 1:at].lstrip().startswith(("#", "class ")):
+            return True
+        at = text.find(word, at + 1)
+    return False
 
 
 def _ray_config(text: str) -> bool:
