@@ -107,6 +107,15 @@ def retag(message: str, title: str, version: str, releases: str) -> str:
     return f"{head} [{title} {releases}]{sep}{fix}"
 
 
+def without_release_tag(message: str) -> str:
+    """``message`` up to its release tag (``[vLLM 0.33.0]``, ``[SGLang 0.5.23]``: an engine's
+    title and a release): what the engine says, without the notes that follow it."""
+    return _RELEASE_TAG.split(message, 1)[0]
+
+
+_RELEASE_TAG = re.compile(r" \[[A-Za-z][\w-]* \d+\.\d")
+
+
 def common_to_readings(members: Sequence[Verdict], title: str, known: Sequence[str]) -> tuple[Finding, ...]:
     """The findings of a group's first reading that every reading has (DESIGN.md: a finite set
     of values is that set): per release, when they were judged for a set of releases."""

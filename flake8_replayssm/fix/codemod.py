@@ -43,6 +43,7 @@ from typing import Any
 
 from ..config import LintConfig
 from ..model import Span
+from ..verdicts import without_release_tag
 from .edits import Edit, apply_edits, parse_error, span_key, without_collisions
 from .markdown import into_block, onto_document, python_block_of
 from .planner import Planner
@@ -146,10 +147,10 @@ def _lint(text: str, kind: str, config: LintConfig, path: str | None) -> Any:
 
 
 def _said(result: Any) -> collections.Counter[tuple[Any, ...]]:
-    """What vLLM would say about each finding, wherever it is (lines move when a fix inserts
+    """What the engine would say about each finding, wherever it is (lines move when a fix inserts
     some; the notes after vLLM's own words change when a pin makes a default explicit), and
     on which releases."""
-    return collections.Counter((f.code, f.message.split(" [vLLM ")[0], f.releases) for f in result.findings)
+    return collections.Counter((f.code, without_release_tag(f.message), f.releases) for f in result.findings)
 
 
 #: a refusal: (code, engine, release), engine and release None for a launch judged for one release
