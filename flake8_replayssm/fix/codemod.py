@@ -106,11 +106,11 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
                 continue
             groups.add(verdict.launch.group)
         seen.add(key)
-        verdict, findings = verdict.release_to_fix(findings)
         block = python_block_of(blocks, verdict.launch.anchor.line) if blocks else None
         if block is None:
-            planner.plan(verdict, findings)
+            planner.plan_oldest_fixable(verdict, findings)
             continue
+        verdict, findings = verdict.release_to_fix(findings)
         first, source = block  # a Python fence: planned as Python on the block's own text
         sub = in_blocks.setdefault(first, Planner(source, "python", unsafe=unsafe))
         sub.plan(*into_block(verdict, findings, first))
@@ -256,7 +256,7 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
             accepted = (current, len(fixed))
         outcome.conflicts |= {refusal for refusal in added if refusal[1] is not None}
     if current != accepted[0]:
-        outcome.notes.append("some fixes were left out: vLLM would then refuse to start a launch "
+        outcome.notes.append("some fixes were left out: the engine would then refuse to start a launch "
                              f"({said_refusals(added)})")
     outcome.text, outcome.fixed = accepted[0], fixed[:accepted[1]]
     return outcome
