@@ -69,6 +69,8 @@ class FixOutcome:
     conflicts: set[tuple[str, str | None, str | None]] = field(default_factory=set)
     #: (span, code) -> why the planner left that finding unfixed (how the launch is written)
     why_not: dict[tuple[Span, str], str] = field(default_factory=dict)
+    #: why the text's Python is not edited at all (too large for the fixer), "" when it is
+    bound: str = ""
 
     @property
     def changed(self) -> bool:
@@ -225,6 +227,10 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
         outcome.original, outcome.text = text, outcome.text.replace("\n", "\r")
         return outcome
     outcome = FixOutcome(text, text)
+    if kind == "python":
+        from .python_facts import too_large_to_fix
+
+        outcome.bound = too_large_to_fix(text)
     first = _lint(text, kind, config, path)
     base, said = _refusals(first), _said(first)
     current = text

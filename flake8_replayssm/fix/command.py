@@ -129,6 +129,8 @@ def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counte
         return "no automatic fix for this code"
     if finding.span.source is not None:
         return f"it is in {finding.span.source}; fix that file"
+    if outcome.bound and not outcome.fixed:
+        return outcome.bound
     if (finding.span, code) in outcome.why_not:
         return outcome.why_not[(finding.span, code)]
     if outcome.conflicts and len(finding.releases) >= 1 and _in_set(finding, outcome):
