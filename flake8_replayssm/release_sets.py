@@ -138,3 +138,17 @@ def how_admitted(text: str) -> str:
         return ""
     return {"list": "each release listed", "all": "every known release", "latest": "the newest known release",
             "clauses": "every known release it admits"}[parsed[0]]
+
+
+def newer_than_known(spec: str | None, known: Sequence[str], title: str) -> str:
+    """The summary's note for the releases ``spec`` names that are newer than every release
+    ``known`` (each is judged by the newest one's rules); "" when it names none."""
+    if not spec or not known:
+        return ""
+    newest = max(known, key=version_key)
+    newer = [v for v in releases_of(spec, known) if version_key(v) > version_key(newest)]
+    if not newer:
+        return ""
+    one = len(newer) == 1
+    return (f"note: {title} {', '.join(newer)} {'is' if one else 'are'} newer than the newest release "
+            f"this linter knows ({newest}); {'its' if one else 'their'} launches were judged by {newest}'s rules")

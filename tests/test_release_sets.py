@@ -369,3 +369,14 @@ def test_a_release_newer_than_known_is_named_also_in_a_list(project, capsys, spe
         assert "newer than the newest release" not in out + err
     else:
         assert note + " than the newest release this linter knows (0.33.0)" in out + err
+
+
+def test_an_sglang_release_newer_than_known_is_named_too(project, capsys):
+    write(project / "serve.sh", "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct "
+                                "--enable-linear-replayssm --mamba-radix-cache-strategy extra_buffer\n")
+    cli.main(["check", "--sglang-version", "0.5.23,0.6.0", "serve.sh"])
+    out, err = capsys.readouterr()
+    assert "SGLang 0.6.0 is newer than the newest release this linter knows (0.5.23)" in out + err
+    cli.main(["check", "--sglang-version", "0.5.23", "serve.sh"])
+    out, err = capsys.readouterr()
+    assert "newer than the newest" not in out + err

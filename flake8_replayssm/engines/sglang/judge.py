@@ -13,7 +13,7 @@ from typing import Mapping
 
 from ...config import LintConfig
 from ...model import Finding, Launch, Setting
-from ...release_sets import label
+from ...release_sets import label, newer_than_known
 from ...verdicts import Verdict, closed_environment, one_per_code, over_releases, unseen_note, with_note
 from . import form
 from .checks import ModelVerdict, model_verdict, run_checks, unresolved_model_finding
@@ -96,4 +96,5 @@ def releases() -> tuple[str, ...]:
 
 
 def release_note(config: LintConfig) -> str:
-    return ""
+    """What the summary says about explicit releases newer than every release known."""
+    return newer_than_known(config.sglang_version, releases(), "SGLang")
