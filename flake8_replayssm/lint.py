@@ -559,11 +559,39 @@ def _candidate_lines(text: str, kind: str) -> list[Candidate]:
     if kind == "notebook":
         return _notebook_candidates(text)
     candidates: list[Candidate] = [(None, k + 1, line, False) for k, line in enumerate(lines)]
+    if kind in ("shell", "makefile", "dockerfile") and "<<" in text:
+        return _with_heredoc_pages_as_markdown(candidates, text)
     if kind in ("yaml", "toml", "json"):
         from .frontends.structured.content import never_a_command
 
         return [c for c in candidates if not never_a_command(c[2])]
     return candidates
+
+
+#: a here-document written to a file: ``cat > notes.md <<EOF``, ``cat <<'EOF' > notes.md``, ``tee notes.md <<EOF``
+_HEREDOC_TO_FILE = re.compile(
+    r"^[^\n#]*?\b(?:cat\b[^\n<>]*>>?\s*(?P<a>[^\s<>|;&]+)[^\n]*?<<-?\s*(?P<qa>['\"]?)(?P<da>\w+)(?P=qa)"
+    r"|cat\b[^\n]*?<<-?\s*(?P<qb>['\"]?)(?P<db>\w+)(?P=qb)[^\n]*?>>?\s*(?P<b>[^\s<>|;&]+)"
+    r"|tee\s+(?:-a\s+)?(?P<c>[^\s<>|;&-][^\s<>|;&]*)[^\n]*?<<-?\s*(?P<qc>['\"]?)(?P<dc>\w+)(?P=qc))", re.M)
+
+
+def _with_heredoc_pages_as_markdown(candidates: list[Candidate], text: str) -> list[Candidate]:
+    """The candidate lines of a script, a here-document that writes a Markdown page
+    (``cat > notes.md <<EOF``) counted as that page is: only its code blocks, never its prose."""
+    lines = text.split("\n")
+    prose: set[int] = set()
+    for found in _HEREDOC_TO_FILE.finditer(text):
+        target = found.group("a") or found.group("b") or found.group("c")
+        delimiter = found.group("da") or found.group("db") or found.group("dc")
+        if detect_kind(target.strip("'\"")) != "markdown":
+            continue
+        first = text.count("\n", 0, found.end()) + 1  # 0-based index of the body's first line
+        last = next((k for k in range(first, len(lines)) if lines[k].strip() == delimiter), len(lines))
+        from .frontends.markdown import code_lines_of_markdown
+
+        code = {first + line for line, _ in code_lines_of_markdown("\n".join(lines[first:last]))}
+        prose |= {k + 1 for k in range(first, last)} - code
+    return [c for c in candidates if c[1] not in prose]
 
 
 def _notebook_candidates(text: str) -> list[Candidate]:

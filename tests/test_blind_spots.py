@@ -100,3 +100,26 @@ def test_a_writefile_cell_is_read_as_the_file_it_writes(name, body, expected):
     assert {(f.span.line, f.code) for f in result.findings if f.code == "RSM007"} == expected
     assert all(f.span.cell == 0 for f in result.findings)
     assert [u.line for u in result.unrecognised] == ([] if expected or "vllm serve" not in body else [2])
+
+
+@pytest.mark.parametrize("writes", ["cat > notes.md <<EOF", "cat <<'EOF' > notes.md",
+                                    "tee -a notes.md <<EOF >/dev/null"])
+def test_a_here_document_that_writes_a_markdown_page_counts_as_that_page(writes):
+    """Its prose is prose (never launch-looking), its code blocks are code: a script that writes
+    `To try it: vllm serve ...` into notes.md hides no launch there."""
+    text = textwrap.dedent(f"""\
+        {writes}
+        To try ReplaySSM: vllm serve $MODEL --use-replayssm
+        ```bash
+        vllm serve $MODEL --use-replayssm
+        ```
+        EOF
+        echo done --use-replayssm
+        """)
+    assert unrecognised(text, "shell") == [4]
+
+
+@pytest.mark.parametrize("target", ["run.sh", "notes.txt", "$OUT"])
+def test_a_here_document_that_writes_anything_else_keeps_every_line(target):
+    text = f"cat > {target} <<EOF\nmyrunner --engine vllm serve m --use-replayssm\nEOF\n"
+    assert unrecognised(text, "shell") == [2]
