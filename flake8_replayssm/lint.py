@@ -496,7 +496,10 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     root = str(config.project_root) if config.project_root is not None else \
         (os.path.dirname(os.path.abspath(path)) if path else os.getcwd())
     whole: NotChecked | None = None
-    listing = _LISTING.set(config.inventory)
+    # the summary counts the launch-looking lines no launch covers in a text with a trigger: it is
+    # read as --show-launches reads it (documents inside others that look like a launch too), so
+    # the count and the list are one computation
+    listing = _LISTING.set(config.inventory or triggered)
     with recording() as record, confined_to(root):
         try:
             from .judging import judge  # the rules and their data: only for texts that need judging
@@ -536,7 +539,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     result = FileResult(verdicts, findings, notes=notes, path=path or "")
     if config.inventory or whole is None and any(p in text for p in engines.programs()):
         result.unrecognised = unrecognised_lines(_candidate_lines(text, kind), verdicts)
-        result.blind_spots = len(result.unrecognised) if triggered else 0
+        result.blind_spots = len(result.unrecognised) if triggered or config.inventory else 0
     if config.inventory:
         result.launches = launch_notes(verdicts, held)
     return result
