@@ -348,7 +348,9 @@ class _Parser(ArgvWalk):
         return nxt
 
     def unknown_option(self, args: list[Word], i: int, spelling: str, has_inline: bool) -> int:
-        """A flag the linter does not model: skip it and, if it takes one, its value."""
+        """A flag the linter does not model: skip it and, if it takes one, its value; an option
+        vLLM does not have (a fork's, a plugin's) takes the words up to the next option, since
+        its arity is unknown (:meth:`ArgvWalk.past_unknown_option`)."""
         if has_inline:
             return i + 1
         name = spelling.lstrip("-").replace("-", "_")
@@ -360,7 +362,9 @@ class _Parser(ArgvWalk):
         if nxt.text is not None and nxt.text.startswith("-") and not is_number(nxt.text):
             return i + 1
         self.model_maybe_consumed = True
-        return i + 2
+        known = spelling.startswith("--") and (spelling in self.know.long_options
+                                               or _abbreviated(self.know, spelling[2:]) is not None)
+        return i + 2 if known else self.past_unknown_option(args, i)
 
     def set(self, setting: Setting) -> None:
         self.launch.options[setting.name] = setting
