@@ -305,7 +305,9 @@ def _relayed(change: Callable[[Span], Span]) -> AbstractContextManager[None]:
 
 
 def move_launch(launch: Launch, change: Callable[[Span], Span]) -> Launch:
-    """The same launch with every span moved (into a notebook cell, down a Markdown file)."""
+    """The same launch with every span moved (into a notebook cell, down a Markdown file): the
+    history too, where the spellings judged per release are (an ambiguous prefix in a YAML
+    block scalar inside a Markdown fence is reported on its own line, not the fence's)."""
     from dataclasses import replace
 
     def setting(s):  # type: ignore[no-untyped-def]
@@ -318,6 +320,7 @@ def move_launch(launch: Launch, change: Callable[[Span], Span]) -> Launch:
         options={k: setting(v) for k, v in launch.options.items()},
         env={k: setting(v) for k, v in launch.env.items()},
         yaml_false=[setting(s) for s in launch.yaml_false],
+        history=[setting(s) for s in launch.history],
         form_findings=[replace(f, span=change(f.span)) for f in launch.form_findings],
         written=change(launch.written) if launch.written else None,
     )
