@@ -65,7 +65,7 @@ def detect_kind(path: str, text: str | None = None) -> str | None:
         return "toml"
     if lower.endswith(".json"):
         return "json"
-    if lower.endswith(".service"):
+    if lower.endswith((".service", ".container")):  # a systemd unit, a Podman quadlet unit
         return "systemd"
     if lower.endswith((".sh", ".bash", ".zsh", ".sbatch", ".slurm")):
         return "shell"
