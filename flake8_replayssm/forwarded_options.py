@@ -140,6 +140,8 @@ def _configuration(command: Command) -> Launch | None:
                     continue
                 here = keys + (key,)
                 for forward in best_forwards(here, ("keywords", "options")):
+                    if forward.files:
+                        continue  # a block of one file's, never written on a command line
                     launch = _block_launch(forward, tree, here, value, command)
                     if launch is not None:
                         return launch

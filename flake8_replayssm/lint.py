@@ -161,7 +161,7 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None, kind: str 
     reading = structured.read_document(text, kind, path=path, base_dir=base_dir)
     launches = _commands_to_launches(reading.commands) + reading.launches
     depth = _EMBEDDED_DEPTH.get()
-    for inner_kind, inner, place in reading.embedded:
+    for inner_kind, inner, place, name in reading.embedded:
         # a recipe's `guide: |` Markdown, a pod patch in an annotation, a ConfigMap's files:
         # that kind, placed here
         if not _worth_reading(inner, inner_kind):
@@ -173,7 +173,9 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None, kind: str 
         token = _EMBEDDED_DEPTH.set(depth + 1)
         try:
             with _relayed(place):
-                found = _launches_in(inner, inner_kind, path)
+                # a file the key names (`inference_config.yaml: |`) is read as that file, beside this one
+                found = _launches_in(inner, inner_kind, os.path.join(os.path.dirname(path or ""), name)
+                                     if name and "/" not in name else path)
         except NotChecked as exc:
             if exc.kind == "syntax":  # a string that only looked like a document
                 note(f"a {inner_kind} document inside a string was not checked: {exc.reason}")

@@ -85,3 +85,38 @@ def test_the_model_args_form_under_another_program(program):
 def test_the_model_args_form_needs_an_engine_name_and_its_args():
     assert launches("python -m eval.eval --model hf --model_args pretrained=org/m,use_replayssm=True\n") == []
     assert launches("python -m eval.eval --model vllm --tasks gsm8k --use_replayssm\n") == []
+
+
+KAITO = """
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: inference-params
+    data:
+      inference_config.yaml: |
+        max_probe_steps: 6
+        vllm:
+          use-replayssm: true
+          replayssm-buffer-len: 0
+    """
+
+
+def test_kaitos_vllm_block_in_its_configmap_file_is_vllms_options():
+    assert launches(KAITO, "yaml") == [(9, "vllm", "unknown")]
+    assert (10, 6, "RSM007") in places(KAITO, "yaml")
+
+
+def test_kaitos_config_file_of_its_own():
+    text = "vllm:\n  use-replayssm: true\n  replayssm-buffer-len: 0\n"
+    found = lint_text(text, "yaml", LintConfig(vllm_version="0.33.0", inventory=True), path="cfg/inference_config.yaml")
+    assert [n.line for n in found.launches] == [2]
+    other = lint_text(text, "yaml", LintConfig(vllm_version="0.33.0", inventory=True), path="cfg/axolotl.yaml")
+    assert other.launches == []  # a `vllm:` key of another program's config
+
+
+def test_a_vllm_block_under_another_configmap_key_is_not_kaitos():
+    assert launches(KAITO.replace("inference_config.yaml", "settings.yaml"), "yaml") == []
+
+
+def test_a_dotted_vllm_word_on_a_command_line_is_not_kaitos_block():
+    assert launches("python train.py vllm.use_replayssm=true vllm.replayssm_buffer_len=0\n") == []

@@ -44,6 +44,8 @@ def forwarded_in_document(root: Any, doc: Doc, path: str | None) -> tuple[list[L
                 here = keys + (key,)
                 if key in anchors and (is_map(value) or is_seq(value)):
                     for forward in passthrough.best_forwards(here):
+                        if forward.files and name not in forward.files:
+                            continue  # a block of one file's (KAITO's inference_config.yaml `vllm:`)
                         if is_map(value) != (forward.form == "argv"):
                             _read_block(forward, value, chain + [node], root, doc, launches, commands)
                 stack.append((value, here, chain + [node]))
