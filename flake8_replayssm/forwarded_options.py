@@ -34,6 +34,8 @@ from .passthrough import (
     forwards_an_option,
     keyword_launch,
     scalar_value,
+    split_placed,
+    stored_args_command,
     tables,
     word_setting,
 )
@@ -327,6 +329,11 @@ def _args_string(command: Command) -> Command | None:
     framework starts, with the string's words placed where they are written."""
     words = command.words
     for entry in tables().args_strings:
+        if entry.program:
+            stored = _stored_args(command, entry)
+            if stored is not None:
+                return stored
+            continue
         found: dict[str, tuple[Word, int] | None] = {entry.key: None, entry.choose: None, entry.model: None}
         for k, word in enumerate(words):
             name = (word.text or "").partition("=")[0]
@@ -352,3 +359,19 @@ def _char_spans(value: Word, prefix: int):  # type: ignore[no-untyped-def]
         return lambda k: None
     start = span.col + prefix + extra // 2
     return lambda k: Span(span.line, start + k, span.line, start + k + 1)
+
+
+def _stored_args(command: Command, entry: Any) -> Command | None:
+    """``harbor vllm args '--x 1 --y'``: words a tool keeps for the engine's next launch, read as
+    that launch (the model the tool keeps apart: unknown)."""
+    words = command.words
+    for i, word in enumerate(words[:-3]):
+        if (word.text or "").rsplit("/", 1)[-1] != entry.program or words[i + 2].text != entry.subcommand:
+            continue
+        rest = words[i + 3:]
+        if any(w.text is None for w in rest):
+            return None  # `harbor vllm args "$ARGS"`: nothing to read
+        args = [w for value in rest for w in split_placed(value, _char_spans(value, 0))]
+        return stored_args_command(entry, words[i + 1].text or "", None, args, words[i + 1].span,
+                                   base_dir=command.base_dir, env=command.env)
+    return None

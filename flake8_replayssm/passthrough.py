@@ -115,6 +115,10 @@ class ArgsString:
     model_option: dict[str, str]
     model: str
     source: str
+    #: the stored form (``[[stored_args]]``): ``PROGRAM ENGINE SUBCOMMAND WORDS...`` keeps the words
+    #: for the engine's next launch (Harbor's ``harbor vllm args '--x 1'``)
+    program: str = ""
+    subcommand: str = ""
 
 
 @dataclass(frozen=True)
@@ -154,9 +158,10 @@ def tables() -> Tables:
                                  m["source"], bool(m.get("by_content", False))) for m in raw.get("model_args", []))
     env = tuple(EnvPrefix(e["framework"], e["engine"], e["prefix"], e["source"], tuple(e["runs"].split()),
                           e["model_option"]) for e in raw.get("env", []))
-    args_strings = tuple(ArgsString(a["framework"], a["key"], a["choose"], dict(a["engines"]),
+    args_strings = tuple(ArgsString(a.get("framework", ""), a.get("key", ""), a.get("choose", ""), dict(a["engines"]),
                                     {k: tuple(v.split()) for k, v in a["runs"].items()}, dict(a["model_option"]),
-                                    a.get("model", ""), a["source"]) for a in raw.get("args_string", []))
+                                    a.get("model", ""), a["source"], a.get("program", ""), a.get("subcommand", ""))
+                         for a in raw.get("args_string", []) + raw.get("stored_args", []))
     return Tables(tuple(forwards), prefixes, model_args, env, args_strings, dict(raw.get("keyword_class", {})))
 
 
@@ -250,21 +255,38 @@ def args_string_command(entry: ArgsString, engine_name: str, model: Word | None,
     words, the model (unknown when not written: the framework's), then the words of the string
     (``args``), each placed by ``args_chars`` (the span of its characters in the string) where
     the reader can, else at the string."""
+    if args.text is None:
+        return None
+    return stored_args_command(entry, engine_name, model, split_placed(args, args_chars), args.span,
+                               base_dir=base_dir, env=env)
+
+
+def stored_args_command(entry: ArgsString, engine_name: str, model: Word | None, args: list[Word], anchor: Span,
+                        *, base_dir: str | None, env: dict[str, Word] | None = None) -> Command | None:
+    """The command ``entry``'s framework starts for the engine ``engine_name`` picks, with the
+    engine's words ``args`` at its end (None: not an engine of the framework)."""
+    engine = entry.engines.get(engine_name.strip().strip("'\"").lower())
+    if engine is None:
+        return None
+    model = model if model is not None else Word(None, anchor)
+    words = engine_words(entry.runs[engine], anchor) + [Word(entry.model_option[engine], model.span), model]
+    return Command(words=words + args, env=dict(env or {}), base_dir=base_dir, forwarded_by=entry.framework)
+
+
+def split_placed(word: Word, chars_at: Callable[[int], Span | None]) -> list[Word]:
+    """The words of a string of command-line words, each placed by ``chars_at`` (the span of a
+    character of the string) where it can be, else at the string."""
     from .frontends._common import split_words
 
-    engine = entry.engines.get(engine_name.strip().strip("'\"").lower())
-    if engine is None or args.text is None:
-        return None
-    model = model if model is not None else Word(None, args.span)
-    words = engine_words(entry.runs[engine], args.span) + [Word(entry.model_option[engine], model.span), model]
-    for text, chars, _, _ in split_words(args.text):
+    out = []
+    for text, chars, _, _ in split_words(word.text or ""):
         where = None
         if chars:
-            first, last = args_chars(chars[0]), args_chars(chars[-1])
+            first, last = chars_at(chars[0]), chars_at(chars[-1])
             if first is not None and last is not None:
                 where = Span(first.line, first.col, last.end_line, last.end_col)
-        words.append(Word(text, where or args.span))
-    return Command(words=words, env=dict(env or {}), base_dir=base_dir, forwarded_by=entry.framework)
+        out.append(Word(text, where or word.span))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

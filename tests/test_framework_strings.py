@@ -120,3 +120,22 @@ def test_a_vllm_block_under_another_configmap_key_is_not_kaitos():
 
 def test_a_dotted_vllm_word_on_a_command_line_is_not_kaitos_block():
     assert launches("python train.py vllm.use_replayssm=true vllm.replayssm_buffer_len=0\n") == []
+
+
+@pytest.mark.parametrize("line, engine, column, code", [
+    ("harbor vllm args '--use-replayssm --replayssm-buffer-len 0 --max-model-len 4096'", "vllm",
+     len("harbor vllm args '--use-replayssm "), "RSM007"),
+    ("harbor sglang args --enable-linear-replayssm --linear-replayssm-cache-len 0", "sglang",
+     len("harbor sglang args --enable-linear-replayssm "), "RSM304"),
+])
+def test_a_tool_that_keeps_engine_words_for_the_next_launch(line, engine, column, code):
+    """Harbor's ``harbor ENGINE args WORDS``: the words its compose service appends to the
+    engine's command; the model is kept apart (``harbor vllm model``): unknown."""
+    assert launches(line + "\n") == [(1, engine, "unknown")]
+    assert (1, column, code) in places(line + "\n")
+
+
+@pytest.mark.parametrize("line", ["harbor vllm args", "harbor vllm model org/model", 'harbor vllm args "$ARGS"',
+                                  "harbor ollama args --use-replayssm"])
+def test_harbor_commands_that_keep_no_engine_words(line):
+    assert launches(line + "\n") == []
