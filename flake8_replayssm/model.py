@@ -116,7 +116,8 @@ class Launch:
     ``entry`` is how vLLM is started: ``"serve"`` (``vllm serve`` or the
     ``vllm/vllm-openai`` image), ``"api_server"`` (``python -m
     vllm.entrypoints.openai.api_server``), or ``"python"`` (``LLM``,
-    ``EngineArgs``, ``AsyncEngineArgs``).  ``options`` maps vLLM's destination
+    ``EngineArgs``, ``AsyncEngineArgs``); SGLang's are ``"serve"``, ``"launch_server"``,
+    ``"router"`` (``python -m sglang_router.launch_server``) and ``"python"``.  ``options`` maps vLLM's destination
     names (``use_replayssm``, ``mamba_backend``...) to the last setting of each.
     ``open_ended`` is true when part of the launch cannot be seen in a way no
     convention covers (a ``--config`` file that cannot be read): an option

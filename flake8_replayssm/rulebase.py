@@ -39,6 +39,10 @@ class Rule:
     #: "error" (vLLM refuses the launch), "warning" (it starts, but not as written) or
     #: "note" (something the linter could not see); text, SARIF, GitHub and LSP use it
     severity: str = "error"
+    #: what ``fix`` may do: "safe" edits, "unsafe" ones only with --unsafe (``unsafe_because``
+    #: says why), or "report-only" (no edit is right without a choice only the user can make)
+    fix_policy: str = "safe"
+    unsafe_because: str = ""
 
     def doc(self) -> str:
         """The rule's documentation as Markdown."""
@@ -81,6 +85,7 @@ def load_rules(name: str, engine: str) -> tuple[tuple[Rule, ...], dict[str, str]
     rules = tuple(Rule(t["code"], t["name"], t["summary"], t["why"], t["fix"], t["fix_safety"],
                        examples(t["invalid"]), examples(t["valid"]),
                        default_enabled=t.get("default_enabled", True), known_problems=t.get("known_problems", ""),
-                       severity=t.get("severity", "error"))
+                       severity=t.get("severity", "error"), fix_policy=t.get("fix_policy", "safe"),
+                       unsafe_because=t.get("unsafe_because", ""))
                   for t in raw["rules"])
     return rules, dict(raw.get("addenda", {}))

@@ -31,6 +31,7 @@ NOT_CHECKED = Rule(
              "--served-model-name \"nano\n", engine="vllm"),),
     (Example("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --use-replayssm "
              "--served-model-name \"nano\"\n", engine="vllm"),),
+    fix_policy="report-only",
 )
 
 
@@ -68,3 +69,15 @@ def severity(code: str) -> str:
     """The severity of ``code`` ("error", "warning" or "note"); unknown codes are errors."""
     rule = _registry()[1].get(code)
     return rule.severity if rule is not None else "error"
+
+
+def fix_policy(code: str) -> str:
+    """What ``fix`` may do for ``code``: "safe", "unsafe" (only with --unsafe) or "report-only"."""
+    rule = _registry()[1].get(code)
+    return rule.fix_policy if rule is not None else "safe"
+
+
+def unsafe_because(code: str) -> str:
+    """Why an edit for ``code`` is applied only with --unsafe (the rule's data)."""
+    rule = _registry()[1].get(code)
+    return rule.unsafe_because if rule is not None and rule.unsafe_because else "the fix changes what the launch does"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .model import Finding, Launch, readable
 from .release_sets import label
@@ -60,14 +60,20 @@ class Verdict:
         refused is planned in the next round, and a round that makes another release refuse the
         launch is left out: :func:`flake8_replayssm.fix.codemod.fix_text`).  Judged for one
         release, the verdict and ``findings`` themselves."""
+        return next(self.releases_to_fix(findings), (self, []))
+
+    def releases_to_fix(self, findings: Sequence[Finding]) -> Iterator[tuple[Verdict, list[Finding]]]:
+        """Each release of the set where one of ``findings``' codes holds, oldest first, with its
+        verdict and findings (:meth:`release_to_fix` is the first): where no edit fixes the
+        oldest (vLLM 0.26.0 has no ReplaySSM option to fix), the planner tries the next."""
         if not self.by_release:
-            return self, list(findings)
+            yield self, list(findings)
+            return
         codes = {f.code for f in findings}
         for target, found in self.by_release:
             mine = [f for f in found if f.code in codes]
             if mine:
-                return self.for_release(target.name), mine
-        return self, []
+                yield self.for_release(target.name), mine
 
 
 def over_releases(parts: Sequence[tuple[Any, Sequence[Finding]]], title: str,
@@ -105,6 +111,15 @@ def retag(message: str, title: str, version: str, releases: str) -> str:
         return message.replace(tag, f"[{title} {releases}", 1)
     head, sep, fix = message.partition("; fix: ")
     return f"{head} [{title} {releases}]{sep}{fix}"
+
+
+def without_release_tag(message: str) -> str:
+    """``message`` up to its release tag (``[vLLM 0.33.0]``, ``[SGLang 0.5.23]``: an engine's
+    title and a release): what the engine says, without the notes that follow it."""
+    return _RELEASE_TAG.split(message, 1)[0]
+
+
+_RELEASE_TAG = re.compile(r" \[[A-Za-z][\w-]* \d+\.\d")
 
 
 def common_to_readings(members: Sequence[Verdict], title: str, known: Sequence[str]) -> tuple[Finding, ...]:

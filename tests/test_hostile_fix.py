@@ -464,3 +464,22 @@ def test_any_exception_removes_the_temporary_file(tree, monkeypatch, failure):
     with pytest.raises((NotWritten, RuntimeError)):
         write_fixed(str(path), SCRIPT.encode(), b"fixed\n", project_root=str(tree))
     assert path.read_text() == SCRIPT and temp_files(tree) == []
+
+
+def test_a_python_module_too_large_for_the_fixer_is_left_as_it_is_and_says_why(tmp_path, monkeypatch, capsys):
+    """libcst costs about a second per 1,000 lines: past the bound, keyword launches are not
+    edited (bounded time), and each finding left says why; a shell launch beside it is still fixed."""
+    from flake8_replayssm import cli
+    from flake8_replayssm.fix import python_facts
+
+    monkeypatch.setattr(python_facts, "FIX_MAX_CHARS", 200)
+    text = ("from vllm import LLM\n" + "# filler\n" * 30
+            + "llm = LLM(model='nvidia/NVIDIA-Nemotron-Nano-9B-v2', use_replayssm=True)\n")
+    (tmp_path / "big.py").write_text(text)
+    (tmp_path / "serve.sh").write_text("vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --use-replayssm\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["fix", "--unsafe", "."]) == 1
+    out = capsys.readouterr().out
+    assert (tmp_path / "big.py").read_text() == text
+    assert "too large for the fixer" in out and "the bound is 200" in out
+    assert (tmp_path / "serve.sh").read_text().startswith("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve")

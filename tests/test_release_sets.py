@@ -341,3 +341,31 @@ def test_fix_says_when_no_launch_works_on_every_release(project, capsys):
     assert "no launch was found that every release it is judged for accepts" in out
     assert "RSM104 on SGLang 0.5.23" in out
     assert cli.main(["fix", "--sglang-version", "0.5.16", "serve.sh"]) == 0  # for one release it can
+
+
+def test_fix_of_a_set_goes_past_a_release_no_edit_can_fix(project, capsys):
+    """vLLM 0.26.0 has no --use-replayssm (RSM104: only another target helps); the set's other
+    release is still fixed, and 0.26.0's finding stays, said."""
+    write(project / "serve.sh", f"vllm serve {NANO} --use-replayssm\n")
+    assert cli.main(["fix", "--vllm-version", "0.26.0,0.33.0", "serve.sh"]) == 1
+    assert "RSM104" in capsys.readouterr().out
+    assert (project / "serve.sh").read_text().startswith("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve")
+    assert check(capsys, "--vllm-version", "0.33.0", "serve.sh") == (0, [])
+    code, left = check(capsys, "--vllm-version", "0.26.0,0.33.0", "serve.sh")
+    assert [(f["code"], f["releases"]) for f in left] == [("RSM104", ["0.26.0"])]
+
+
+@pytest.mark.parametrize("spec,note", [
+    ("0.40.0", "vLLM 0.40.0 is newer"),
+    ("0.33.0,0.40.0", "vLLM 0.40.0 is newer"),
+    ("0.33.0,0.40.0,0.41.0", "vLLM 0.40.0, 0.41.0 are newer"),
+    ("0.33.0", None),
+])
+def test_a_release_newer_than_known_is_named_also_in_a_list(project, capsys, spec, note):
+    write(project / "serve.sh", f"vllm serve {NANO} --use-replayssm\n")
+    cli.main(["check", "--vllm-version", spec, "serve.sh"])
+    out, err = capsys.readouterr()
+    if note is None:
+        assert "newer than the newest release" not in out + err
+    else:
+        assert note + " than the newest release this linter knows (0.33.0)" in out + err

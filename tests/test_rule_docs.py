@@ -94,3 +94,26 @@ def test_sarif_links_follow_the_docs_url_setting(tmp_path, monkeypatch, capsys):
     (tmp_path / "pyproject.toml").write_text('[tool.flake8-replayssm]\ndocs-url = "not a url"\n')
     assert cli.main(["check", "serve.sh"]) == 2
     assert "docs-url = not a url: expected an http(s) or file URL" in capsys.readouterr().err
+
+
+def test_each_rule_says_what_fix_may_do_as_data():
+    """The fix command reads its policy from the rules' data (no engine's codes in its code):
+    every rule's policy is one of three, and every unsafe one says why."""
+    from flake8_replayssm.rules import RULES, fix_policy, unsafe_because
+
+    assert {rule.fix_policy for rule in RULES} == {"safe", "unsafe", "report-only"}
+    for rule in RULES:
+        assert (rule.fix_policy == "unsafe") == bool(rule.unsafe_because), rule.code
+    assert fix_policy("RSM900") == "report-only" and fix_policy("RSM007") == "report-only"
+    assert "VLLM_USE_V2_MODEL_RUNNER" in unsafe_because("RSM008")
+    assert unsafe_because("RSM777") == "the fix changes what the launch does"
+
+
+def test_the_fix_check_compares_what_each_engine_says_without_its_release_tag():
+    from flake8_replayssm.verdicts import without_release_tag
+
+    assert without_release_tag("Triton ReplaySSM requires V1 [vLLM 0.30.0–0.33.0]; fix: set it") == \
+        "Triton ReplaySSM requires V1"
+    assert without_release_tag("page size 64 is refused [SGLang 0.5.23] (assuming SM 9.0)") == \
+        "page size 64 is refused"
+    assert without_release_tag("choose one of [triton, flashinfer]") == "choose one of [triton, flashinfer]"

@@ -42,6 +42,21 @@ def test_records_cover_the_dimensions_of_issue_19():
     assert any(r.get("post") and r["post"].get("error") for r in records)
 
 
+def test_the_router_check_holds_where_the_launcher_failed_at_import():
+    """RSM309's check of ``python -m sglang_router.launch_server`` (sglang.toml) applies to
+    exactly the releases whose recorded router launches all failed at import."""
+    from flake8_replayssm.engines.sglang.knowledge import knowledge
+
+    outcomes = {release: {"import" if r["outcome"] != "ok" and r["outcome"]["stage"] == "import" else "read"
+                          for r in sglang_replay.load(release) if r["entry"] == "router"}
+                for release in RELEASES}
+    assert all(len(seen) == 1 for seen in outcomes.values()), outcomes
+    failing = {release for release, seen in outcomes.items() if seen == {"import"}}
+    checked = {version for version, release in knowledge().releases.items()
+               if any(c.id == "router_launcher_import" for c in release.checks)}
+    assert failing == checked == {"0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19"}
+
+
 def test_expected_disagreements_still_disagree(tmp_path):
     """Every line of expected-disagreements.jsonl names a record that exists and still
     disagrees in that way: when the linter learns a class, its lines must go."""

@@ -43,6 +43,7 @@ from typing import Any
 
 from ..config import LintConfig
 from ..model import Span
+from ..verdicts import without_release_tag
 from .edits import Edit, apply_edits, parse_error, span_key, without_collisions
 from .markdown import into_block, onto_document, python_block_of
 from .planner import Planner
@@ -68,6 +69,8 @@ class FixOutcome:
     conflicts: set[tuple[str, str | None, str | None]] = field(default_factory=set)
     #: (span, code) -> why the planner left that finding unfixed (how the launch is written)
     why_not: dict[tuple[Span, str], str] = field(default_factory=dict)
+    #: why the text's Python is not edited at all (too large for the fixer), "" when it is
+    bound: str = ""
 
     @property
     def changed(self) -> bool:
@@ -105,11 +108,11 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
                 continue
             groups.add(verdict.launch.group)
         seen.add(key)
-        verdict, findings = verdict.release_to_fix(findings)
         block = python_block_of(blocks, verdict.launch.anchor.line) if blocks else None
         if block is None:
-            planner.plan(verdict, findings)
+            planner.plan_oldest_fixable(verdict, findings)
             continue
+        verdict, findings = verdict.release_to_fix(findings)
         first, source = block  # a Python fence: planned as Python on the block's own text
         sub = in_blocks.setdefault(first, Planner(source, "python", unsafe=unsafe))
         sub.plan(*into_block(verdict, findings, first))
@@ -146,10 +149,10 @@ def _lint(text: str, kind: str, config: LintConfig, path: str | None) -> Any:
 
 
 def _said(result: Any) -> collections.Counter[tuple[Any, ...]]:
-    """What vLLM would say about each finding, wherever it is (lines move when a fix inserts
+    """What the engine would say about each finding, wherever it is (lines move when a fix inserts
     some; the notes after vLLM's own words change when a pin makes a default explicit), and
     on which releases."""
-    return collections.Counter((f.code, f.message.split(" [vLLM ")[0], f.releases) for f in result.findings)
+    return collections.Counter((f.code, without_release_tag(f.message), f.releases) for f in result.findings)
 
 
 #: a refusal: (code, engine, release), engine and release None for a launch judged for one release
@@ -224,6 +227,10 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
         outcome.original, outcome.text = text, outcome.text.replace("\n", "\r")
         return outcome
     outcome = FixOutcome(text, text)
+    if kind == "python":
+        from .python_facts import too_large_to_fix
+
+        outcome.bound = too_large_to_fix(text)
     first = _lint(text, kind, config, path)
     base, said = _refusals(first), _said(first)
     current = text
@@ -255,7 +262,7 @@ def fix_text(text: str, kind: str, config: LintConfig, *, path: str | None = Non
             accepted = (current, len(fixed))
         outcome.conflicts |= {refusal for refusal in added if refusal[1] is not None}
     if current != accepted[0]:
-        outcome.notes.append("some fixes were left out: vLLM would then refuse to start a launch "
+        outcome.notes.append("some fixes were left out: the engine would then refuse to start a launch "
                              f"({said_refusals(added)})")
     outcome.text, outcome.fixed = accepted[0], fixed[:accepted[1]]
     return outcome

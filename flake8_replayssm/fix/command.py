@@ -30,6 +30,7 @@ import argparse
 import collections
 import difflib
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import partial
@@ -41,30 +42,15 @@ from ..escaping import diff_path, line, shown
 from ..files import Decoded, decode, read_with_identity
 from ..lint import detect_kind, has_trigger, lint_text
 from ..model import Finding
-from ..rules import severity
+from ..rules import fix_policy, severity, unsafe_because
 from ..unchecked import NotChecked
 from ..verdicts import rests_on_unseen_environment
 from .codemod import FixOutcome, fix_text
 from .writing import Interrupted, NotWritten, WriteRefused, write_fixed
 
-#: codes no fix can make right without a choice only the user can make
-REPORT_ONLY = frozenset({"RSM003", "RSM005", "RSM007", "RSM009", "RSM201", "RSM900",
-                         "RSM303", "RSM304", "RSM306", "RSM307", "RSM308", "RSM309"})
-#: why a fix that only --unsafe applies is unsafe, per code
-UNSAFE_WHY = {
-    "RSM001": "removing --use-replayssm changes the decode kernel the launch asked for",
-    "RSM002": "turning off prefix caching that the launch turns on explicitly changes what it does",
-    "RSM004": "switching the Mamba backend changes kernels and performance",
-    "RSM006": "turning on prefix caching that the launch turns off explicitly (or dropping the block "
-              "size FlashInfer cannot use) changes what it does",
-    "RSM008": "it changes VLLM_USE_V2_MODEL_RUNNER as the launch sets it, or switches a serve config "
-              "to FlashInfer",
-    "RSM301": "replacing the linear-attn decode backend the launch chose changes kernels and performance",
-    "RSM302": "replacing the radix-cache strategy the launch chose changes prefix caching",
-    "RSM105": "the RFC's --enable-gdn-replayssm turns on the spec-verify variant here; renaming it "
-              "turns on the decode variant instead",
-}
 _ENVIRON_WHY = "setting os.environ changes the environment of the whole Python process"
+#: a finding that rests on an engine's environment variable being unset (its fix sets it)
+_UNSET_VARIABLE = re.compile(r"\b[A-Z][A-Z0-9_]+ is unset\b")
 
 
 @dataclass
@@ -139,10 +125,12 @@ def _remaining(text: str, kind: str, config: LintConfig, path: str) -> list[Find
 def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counter[str],
          unsupported_at: frozenset[tuple[int | None, int, int]] = frozenset()) -> str:
     code = finding.code
-    if code in REPORT_ONLY:
+    if fix_policy(code) == "report-only":
         return "no automatic fix for this code"
     if finding.span.source is not None:
         return f"it is in {finding.span.source}; fix that file"
+    if outcome.bound and not outcome.fixed:
+        return outcome.bound
     if (finding.span, code) in outcome.why_not:
         return outcome.why_not[(finding.span, code)]
     if outcome.conflicts and len(finding.releases) >= 1 and _in_set(finding, outcome):
@@ -156,9 +144,9 @@ def _why(finding: Finding, outcome: FixOutcome, unsafe_codes: collections.Counte
             return "needs --unsafe: dropping --use-replayssm for the unsupported model (RSM001) removes it too"
         line = outcome.text.splitlines()[finding.span.line - 1] if finding.span.cell is None \
             and 0 < finding.span.line <= outcome.text.count("\n") + 1 else ""
-        if code == "RSM008" and "VLLM_USE_V2_MODEL_RUNNER is unset" in finding.message and "use_replayssm=" in line:
+        if _UNSET_VARIABLE.search(finding.message) and "replayssm=" in line:  # a keyword launch in Python
             return f"needs --unsafe: {_ENVIRON_WHY}"
-        return f"needs --unsafe: {UNSAFE_WHY.get(code, 'the fix changes what the launch does')}"
+        return f"needs --unsafe: {unsafe_because(code)}"
     if any(code in note for note in outcome.notes):
         return "left out: the fix would make vLLM refuse to start a launch it accepts now"
     if rests_on_unseen_environment(finding.message):

@@ -66,6 +66,15 @@ class Planner(EnvironmentEdits):
         except OverlapError:
             del self.edits[before:]
 
+    def plan_oldest_fixable(self, verdict: Verdict, findings: Sequence[Finding]) -> None:
+        """Plan a launch judged for a set of releases on the oldest release where an edit can be
+        planned (:meth:`.Verdict.releases_to_fix`); for one release, :meth:`plan` itself."""
+        for release_verdict, release_findings in verdict.releases_to_fix(findings):
+            before = len(self.edits)
+            self.plan(release_verdict, release_findings)
+            if len(self.edits) > before:
+                return
+
     def plan_by_form(self, verdict: Verdict, findings: Sequence[Finding], *, config_file: Plan | None,
                      keywords: Plan, command_line: Plan, option_block: Plan | None = None) -> None:
         """Call the engine's plan for how the launch is written: ``config_file`` when the engine

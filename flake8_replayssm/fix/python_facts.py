@@ -57,11 +57,27 @@ class PyFacts:
     mutated: set[str] = field(default_factory=set)
 
 
+#: the largest Python text whose keyword launches the fixer edits: libcst's parse and position
+#: metadata cost about a second per 1,000 lines, so a module of megabytes would keep ``fix``
+#: busy for minutes (README, "Threat model")
+FIX_MAX_CHARS = 200_000
+
+
+def too_large_to_fix(text: str) -> str:
+    """Why the keyword launches of Python ``text`` are not fixed ("" when they can be)."""
+    if len(text) <= FIX_MAX_CHARS:
+        return ""
+    return (f"the Python text is too large for the fixer ({len(text):,} characters; the bound is "
+            f"{FIX_MAX_CHARS:,}): fix its keyword launches by hand, or split the module")
+
+
 def python_facts(text: str, index: LineIndex) -> PyFacts | None:
     """The layout facts of ``text``, or None when libcst must not or cannot parse it."""
     from ..guard import check_python
     from ..unchecked import NotChecked
 
+    if too_large_to_fix(text):
+        return None
     try:
         check_python(text)  # libcst must never see what would crash it or take minutes
         module = cst.parse_module(text)

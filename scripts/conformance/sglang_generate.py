@@ -428,10 +428,27 @@ def list_options() -> Iterator[dict[str, Any]]:
 
 def router() -> Iterator[dict[str, Any]]:
     """``python -m sglang_router.launch_server``: every server argument through the router's own
-    parser (with its --router-* options, no --config merge), the same resolution."""
+    parser (with its --router-* options, no --config merge), the same resolution; then the
+    router's own options: list options, choices, a prefix, a switch, a missing value, --dp-size."""
     picked = list(grid())[::8] + list(no_buffer_asserts())[::12] + list(spellings()) + list(configs())
     for n, launch in enumerate(picked):
         yield _launch(f"router-{n:04d}", launch["argv"], entry="router", files=launch["files"])
+    m = ["--model-path", "models/Qwen3Next"]
+    own = [
+        m + [REPLAY, OFF, "--dp-size", "2", "--router-policy", "cache_aware"],
+        m + [REPLAY, OFF, "--router-policy", "fastest"],
+        m + [REPLAY, OFF, "--router-pol", "round_robin"],
+        m + ["--worker-urls", "http://127.0.0.1:1", "http://127.0.0.1:2", REPLAY, OFF],
+        m + ["--router-selector", "app=a", "tier=b", REPLAY, OFF],
+        m + [REPLAY, OFF, "--router-request-id-headers", "x-a", "x-b"],
+        m + ["--router-enable-igw", REPLAY, OFF],
+        m + ["--router-balance-abs-threshold", REPLAY, OFF],
+        m + [REPLAY, "--router-dp-worker-base-port", "32000", "--mamba-radix-cache-strategy", "no_buffer"],
+        m + ["--router-prometheus-duration-buckets", "0.1", "1", REPLAY],
+        m + ["--dp-size", "2", "--router-dp-aware", REPLAY],
+    ]
+    for n, argv in enumerate(own, start=len(picked)):
+        yield _launch(f"router-{n:04d}", argv, entry="router")
 
 
 def registration() -> Iterator[dict[str, Any]]:

@@ -35,8 +35,21 @@ POST_RELEASES = ("0.5.15.post1",)
 #: the GPU generations and CUDA versions a launch is recorded for
 GPUS = ("hopper", "blackwell")
 CUDAS = ("12.9", "13.0")
-#: the sglang-router wheel whose ``python -m sglang_router.launch_server`` is recorded
-ROUTER = "sglang-router==0.3.2"
+#: the sglang-router release a user of each SGLang release runs ``python -m
+#: sglang_router.launch_server`` with (installed in ``DIR/router-VERSION``).  The facts:
+#: - neither side pins the other: no SGLang wheel's metadata (0.5.15-0.5.23, every extra)
+#:   requires sglang-router, and sglang-router's requires no sglang, so ``pip install
+#:   sglang-router`` takes the newest release;
+#: - PyPI upload dates: sglang-router 0.3.0 2025-12-24, 0.3.1 2026-01-09, 0.3.2 2026-01-15 (the
+#:   newest, no later release); sglang 0.5.15 2026-07-10 ... 0.5.19 2026-09-04, 0.5.20
+#:   2026-09-18 ... 0.5.23 2026-10-30: 0.3.2 is the newest router at every SGLang release;
+#: - every sglang-router ``launch_server.py`` read from the wheels (0.0.11, 0.1.0, 0.1.4, 0.1.9,
+#:   0.2.0-0.2.4, 0.3.0-0.3.2) imports ``is_port_available`` from ``sglang.srt.utils`` at module level, and
+#:   SGLang's ``sglang/srt/utils/__init__.py`` re-exports it (from ``utils/network.py``) only
+#:   from 0.5.20: with 0.5.15-0.5.19 no router release imports (``sglang_router_pairing.py``
+#:   executes the imports of each pair), so the pair a user runs there fails before any
+#:   argument is read (recorded, stage ``import``), and no older router does better.
+ROUTERS = {release: "0.3.2" for release in RELEASES + POST_RELEASES}
 
 #: transformers (and what it accepts) pinned by each release's wheel metadata
 TRANSFORMERS = {
@@ -48,6 +61,11 @@ TRANSFORMERS = {
 def base_release(release: str) -> str:
     """``0.5.15.post1`` -> ``0.5.15`` (the table a post release is judged by)."""
     return release.split(".post")[0]
+
+
+def router_of(release: str) -> str:
+    """The sglang-router release recorded with SGLang ``release`` (:data:`ROUTERS`)."""
+    return ROUTERS[release]
 
 
 def transformers_of(release: str) -> str:
@@ -171,13 +189,15 @@ def write_stubs(oracle_dir: str) -> str:
     return folder
 
 
-def oracle_env(release: str, oracle_dir: str, gpu: str, cuda: str = "12.9") -> dict[str, str]:
+def oracle_env(release: str, oracle_dir: str, gpu: str, cuda: str = "12.9",
+               router: str | None = None) -> dict[str, str]:
     """The environment a process running SGLang ``release`` on ``gpu`` with ``cuda`` needs
-    (the sglang-router wheel, installed in ``DIR/router``, is on the path after SGLang)."""
+    (the release's sglang-router, installed in ``DIR/router-VERSION``, is on the path after
+    SGLang; ``router``: another sglang-router release instead)."""
     stubs = write_stubs(oracle_dir)
     path = [stubs, os.path.join(oracle_dir, f"sglang-{release}"),
             os.path.join(oracle_dir, f"tf-{transformers_of(base_release(release))}"),
-            os.path.join(oracle_dir, "router")]
+            os.path.join(oracle_dir, f"router-{router or router_of(release)}")]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SGLANG_", "SGL_"))}
     env.update(PYTHONPATH=os.pathsep.join(path), ORACLE_GPU=gpu, ORACLE_CUDA=cuda, HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", PYTHONWARNINGS="ignore")

@@ -3,6 +3,7 @@
     python3 scripts/conformance/sglang_record.py --release 0.5.23 \
         [--oracle-dir /work/cache/sglang-oracle] [--out tests/conformance/sglang/0.5.23.jsonl]
     python3 scripts/conformance/sglang_record.py --release all       # every release (+ 0.5.15.post1)
+    python3 scripts/conformance/sglang_record.py --release 0.5.19 --only router --merge  # one category
     python3 scripts/conformance/sglang_record.py --release 0.5.23 --gpu blackwell --cuda 12.9 \
         --env SGLANG_RAGGED_VERIFY_MODE=compact \
         --adhoc "serve --model-path models/Qwen3Next --enable-linear-replayssm-spec"
@@ -20,8 +21,9 @@ the child does what SGLang's entry point does:
   resolution: ``ServerArgs.__post_init__`` (0.5.15-0.5.19, inside
   ``prepare_server_args``) or ``ServerArgs.resolve_once()`` (0.5.20+), as
   ``launch_server.run_server`` does;
-* ``router``: ``sglang_router.launch_server.main()`` itself, stopped where it would look
-  for worker ports (its parser, ``ServerArgs.from_cli_args``; ``resolve_once()`` after);
+* ``router``: ``sglang_router.launch_server.main()`` itself, of the sglang-router release
+  ``sglang_oracle.ROUTERS`` pairs with the release, stopped where it would look for worker
+  ports (its parser, ``ServerArgs.from_cli_args``; ``resolve_once()`` after);
 
 and writes one JSON line per launch, GPU and CUDA version (sorted keys), with ``post``
 (sglang_post_resolution.py) for the launches that ask for it; see
@@ -209,7 +211,7 @@ def run_one(launch: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
                 server_args = prepare_server_args(argv)
     except SystemExit as exc:
         return {"stage": "argparse", "error": _argparse_error(err.getvalue(), exc.code)}, None
-    except ImportError as exc:  # sglang-router 0.3.x needs sglang.srt.utils.is_port_available (0.5.20+)
+    except ImportError as exc:  # every sglang-router needs sglang.srt.utils.is_port_available (0.5.20+)
         where = re.sub(r" \(/[^()]*\)$", "", _first_line(str(exc)))  # no local path in the record
         return {"stage": "import", "error": where, "exc": type(exc).__name__}, None
     except Exception as exc:
@@ -322,6 +324,28 @@ def record_release(release: str, launches: list[dict[str, Any]], oracle_dir: str
     return out
 
 
+def _key(rec: dict[str, Any]) -> tuple[str, str, str]:
+    return (rec["id"], rec["gpu"], rec["cuda"])
+
+
+def merged(path: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records of ``path`` with each of ``records`` in place of the one of the same launch,
+    GPU and CUDA version (re-recording one category keeps the file's order and the rest); a
+    launch new to the file goes after the one before it in ``records`` (same GPU and CUDA)."""
+    new = {_key(rec): rec for rec in records}
+    with open(path, encoding="utf-8") as fh:
+        out = [new.get(_key(rec), rec) for rec in (json.loads(line) for line in fh if line.strip())]
+    before = None
+    for rec in records:
+        keys = [_key(r) for r in out]
+        if _key(rec) not in keys:
+            if before is None or before[1:] != _key(rec)[1:]:
+                raise SystemExit(f"{path}: nowhere to put {_key(rec)} (the first of its GPU and CUDA)")
+            out.insert(keys.index(before) + 1, rec)
+        before = _key(rec)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--release", required=True, help="a release, or 'all' (with 0.5.15.post1)")
@@ -335,6 +359,9 @@ def main() -> None:
     ap.add_argument("--adhoc", help="one launch: 'serve ARGS', 'launch_server ARGS' or 'router ARGS'; "
                     "prints the record")
     ap.add_argument("--only", nargs="+", metavar="PREFIX", help="only the launches whose id starts so")
+    ap.add_argument("--merge", action="store_true",
+                    help="with --only: put the new records in place of the same launches' (id, GPU, CUDA) in "
+                    "the release's file, keeping every other record and the order")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ns = ap.parse_args()
     if ns.child:
@@ -356,11 +383,14 @@ def main() -> None:
         folder = ns.out if ns.out and ns.release == "all" else os.path.join(REPO, "tests", "conformance", "sglang")
         out = ns.out if ns.out and ns.release != "all" else os.path.join(folder, f"{release}.jsonl")
         os.makedirs(os.path.dirname(out), exist_ok=True)
+        if ns.merge:
+            records = merged(out, records)
         with open(out, "w", encoding="utf-8") as fh:
             for rec in records:
                 fh.write(json.dumps(rec, sort_keys=True, separators=(",", ":")) + "\n")
-        with open(os.path.join(ns.oracle_dir, f"env-reads-{release}.json"), "w", encoding="utf-8") as fh:
-            json.dump(sorted(ENV_READS.get(release, ())), fh, indent=0)
+        if not ns.only:  # a selection's reads are not the release's
+            with open(os.path.join(ns.oracle_dir, f"env-reads-{release}.json"), "w", encoding="utf-8") as fh:
+                json.dump(sorted(ENV_READS.get(release, ())), fh, indent=0)
         ok = sum(1 for r in records if r["outcome"] == "ok")
         print(f"{release}: {len(records)} records ({ok} ok) -> {out}", flush=True)
 

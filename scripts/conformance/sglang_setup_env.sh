@@ -10,8 +10,9 @@
 #   DIR/sglang-RELEASE/    `pip install --no-deps --target` of that release's wheel
 #   DIR/tf-X/              the transformers release SGLang pins (with the tokenizers and
 #                          huggingface_hub it accepts), `--no-deps --target`
-#   DIR/router/            `--no-deps --target` of the sglang-router wheel (its
-#                          `python -m sglang_router.launch_server` is recorded too)
+#   DIR/router-VERSION/    `--no-deps --target` of each sglang-router release that
+#                          sglang_oracle.ROUTERS pairs with a release (its `python -m
+#                          sglang_router.launch_server` is recorded too)
 #
 # SGLang is always installed with --no-deps: its own dependency set pulls CUDA torch,
 # flashinfer, sgl-kernel and friends (many GB).  sglang_oracle.py stands in for the
@@ -47,10 +48,13 @@ for tf in 5.12.1 5.19.0; do
     fi
 done
 
-if [ ! -f "$DIR/router/sglang_router/launch_server.py" ]; then
-    ROUTER="$("$VENV/bin/python" -c "import sys; sys.path.insert(0, '$HERE'); import sglang_oracle; print(sglang_oracle.ROUTER)")"
-    "$PIP" install -q --no-deps --target "$DIR/router" "$ROUTER"
-fi
+# the sglang-router release each SGLang release is recorded with (sglang_oracle.ROUTERS)
+ROUTERS="$("$VENV/bin/python" -c "import sys; sys.path.insert(0, '$HERE'); import sglang_oracle; print(' '.join(sorted(set(sglang_oracle.ROUTERS.values()))))")"
+for v in $ROUTERS; do
+    if [ ! -f "$DIR/router-$v/sglang_router/launch_server.py" ]; then
+        "$PIP" install -q --no-deps --target "$DIR/router-$v" "sglang-router==$v"
+    fi
+done
 
 for r in "${RELEASES[@]}"; do
     if [ ! -f "$DIR/sglang-$r/sglang/__init__.py" ]; then

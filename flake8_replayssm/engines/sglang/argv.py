@@ -33,7 +33,8 @@ from .target import sglang_image_cuda, sglang_image_release
 
 #: ``python -m MODULE`` entry points that start SGLang's server with ServerArgs' parser
 #: (``sglang_router.launch_server`` starts the router and its workers from the same
-#: ServerArgs, plus the router's own options, which the linter skips as unknown flags)
+#: ServerArgs, plus the router's own options: the walk takes their words as the router's
+#: parser does, and checks their choices)
 MODULES = ("sglang.launch_server", "sglang_router.launch_server")
 #: the router's launcher builds ServerArgs from its own parser (sglang-router 0.3.x
 #: launch_server.main): no prepare_server_args, so a --config file is parsed and ignored
@@ -61,10 +62,12 @@ class _Parser(ArgvWalk):
     def __init__(self, entry: Entry, know: Knowledge, base_dir: str | None, read_config: ConfigReader,
                  label: str | None = None) -> None:
         self.entry, self.know, self.base_dir, self.read_config = entry, know, base_dir, read_config
-        kind = "serve" if entry.kind == "sglang-serve" else "launch_server"
+        kind = {"sglang-serve": "serve", "sglang-router": "router"}.get(entry.kind, "launch_server")
         self.launch = Launch(entry=kind, anchor=entry.anchor, label=label or entry.label, base_dir=base_dir,
                              form="argv", engine="sglang")
         self.long_options = frozenset(know.long_options)
+        #: the router launcher's own options, for ``python -m sglang_router.launch_server``
+        self.router = know.router if entry.kind == "sglang-router" else None
 
     # -- the walk ---------------------------------------------------------------
     def prepare(self, args: list[Word]) -> list[Word]:
@@ -166,6 +169,9 @@ class _Parser(ArgvWalk):
             return self.known_option(args, i, option, raw, value)
         if raw in self.long_options:
             return self.unknown_option(args, i, raw, bool(eq))
+        routed = self.router_option(raw)
+        if routed is not None:
+            return self.router_words(args, i, routed, raw, value)
         dashed = raw.replace("_", "-")
         if dashed != raw and dashed in self.know.by_cli:
             option = self.know.by_cli[dashed]
@@ -190,6 +196,45 @@ class _Parser(ArgvWalk):
             return self.skip_value(args, i, option, value)
         self.lookalike(word, raw, self.long_options, self.know.replayssm_options, "SGLang")
         return self.unknown_option(args, i, raw, bool(eq))
+
+    def router_option(self, raw: str) -> str | None:
+        """The router launcher's option ``raw`` names: itself, or the one it is a unique prefix
+        of where no server option starts so (argparse matches prefixes over both)."""
+        if self.router is None:
+            return None
+        if raw in self.router.long_options:
+            return raw
+        owners = [o for o in self.router.long_options if o.startswith(raw)]
+        if len(owners) != 1 or len(raw) < 4 or any(o.startswith(raw) for o in self.long_options):
+            return None
+        return owners[0]
+
+    def router_words(self, args: list[Word], i: int, option: str, spelling: str, inline: str | None) -> int:
+        """Skip a router option and the words its parser gives it; a value outside its choices is
+        refused as argparse refuses it (``--router-policy fastest``)."""
+        router = self.router
+        assert router is not None
+        if option in router.valueless or inline is not None:
+            words = [Word(inline, args[i].span)] if inline is not None else []
+            end = i + 1
+        else:
+            nargs = router.nargs.get(option, 1)
+            words = self.list_words(args, i + 1, nargs)
+            least = {"+": 1, "*": 0, "?": 0}.get(nargs, nargs)  # type: ignore[call-overload]
+            if len(words) < int(least) and not self.unseen_at(args, i + 1 + len(words)):
+                wanted = "one argument" if nargs == 1 else "at least one argument" if nargs == "+" \
+                    else f"{nargs} arguments"
+                self.finding(args[i].span, "RSM106", f"argument {spelling}: expected {wanted} (sglang-router "
+                             f"{router.release}); fix: give it a value")
+            end = i + 1 + len(words)
+        choices = router.choices.get(option, ())
+        for word in words if choices else ():
+            if word.text is not None and UNKNOWN_PART not in word.text and placeholder(word.text) is None \
+                    and word.text not in choices:
+                shown = ", ".join(repr(c) for c in choices)
+                self.finding(word.span, "RSM106", f"argument {spelling}: invalid choice: {word.text!r} (choose "
+                             f"from {shown}) (sglang-router {router.release}); fix: use one of those")
+        return end
 
     def abbreviated(self, raw: str) -> Option | None:
         """argparse's allow_abbrev: the option a prefix may stand for, if it is one of ours.

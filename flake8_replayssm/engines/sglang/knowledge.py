@@ -1,4 +1,5 @@
-"""SGLang's facts, loaded once from ``data/sglang.toml`` and ``data/sglang_argv.toml``.
+"""SGLang's facts, loaded once from ``data/sglang.toml``, ``data/sglang_argv.toml`` and
+``data/sglang_router_argv.toml`` (the options sglang-router's launcher adds).
 
 Like the vLLM side (:mod:`flake8_replayssm.knowledge`), everything that changes
 from one release to the next is data; this module only types it.  A check
@@ -119,6 +120,19 @@ class Models:
 
 
 @dataclass(frozen=True)
+class RouterOptions:
+    """The options ``python -m sglang_router.launch_server`` adds to ServerArgs' (its own
+    parser: RouterArgs with the ``router-`` prefix; data/sglang_router_argv.toml)."""
+
+    #: the sglang-router release they were read from
+    release: str
+    long_options: frozenset[str]
+    valueless: frozenset[str]
+    nargs: Mapping[str, str | int]
+    choices: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
 class Knowledge:
     name: str
     package: str
@@ -141,6 +155,7 @@ class Knowledge:
     #: the first / last release of the options that are not in every release
     option_since: Mapping[str, str]
     option_until: Mapping[str, str]
+    router: RouterOptions
 
     @property
     def replayssm_options(self) -> tuple[str, ...]:
@@ -203,6 +218,7 @@ def knowledge() -> Knowledge:
     """Load and cache the packaged SGLang data (once per process)."""
     raw = read_data("engines/sglang/data/sglang.toml")
     argv = read_data("engines/sglang/data/sglang_argv.toml")["argv"]
+    router = read_data("engines/sglang/data/sglang_router_argv.toml")["router"]
     checks = tuple(check_from_table(c) for c in raw["checks"])
     overrides = tuple(_override(t) for t in raw["model_overrides"])
     defaults = tuple((compile_condition(t["trtllm_mha"]), t.get("since"), t.get("until"))
@@ -243,4 +259,7 @@ def knowledge() -> Knowledge:
         list_types=dict(argv.get("list_types", {})),
         option_since=dict(argv.get("since", {})),
         option_until=dict(argv.get("until", {})),
+        router=RouterOptions(router["release"], frozenset(router["long_options"]), frozenset(router["valueless"]),
+                             dict(router.get("nargs", {})),
+                             {name: tuple(c) for name, c in router.get("choices", {}).items()}),
     )

@@ -100,6 +100,7 @@ FACT_DIMENSIONS = dimension_table("""
     mamba_state:            architecture radix_layers
     hybrid_swa:             architecture
     draft_tokens:           draft_tokens
+    router:                 router
     auto_fix:               architecture attention_backend blackwell_unknown decode_radix disaggregation gpu
     auto_fix:               linear_backend overlap_off page_size radix_disabled radix_layers strategy_given
     auto_fix:               spec_algorithm topk
@@ -208,6 +209,8 @@ def scenarios(launch: Launch, options: Mapping[str, Setting], release: Release, 
         "verify_backend": choices(value("linear_attn_verify_backend"),
                                   UNKNOWN_CHOICES["linear_attn_verify_backend"]),
         "draft_tokens": choices(_int(value("speculative_num_draft_tokens")), (None,)),
+        # started by sglang-router's launcher (python -m sglang_router.launch_server)
+        "router": [launch.entry == "router"],
         # the target last: it varies fastest, so a code is seen on every target early
         "gpu": list(gpus),
         "cuda": list(cudas),
@@ -280,6 +283,7 @@ def _scenario(d: dict[str, Any], arch: str, layered: bool, strategy_written: boo
         "mamba_state": _mamba_state(arch, d["radix_layers"] if layered else None, know),
         "hybrid_swa": arch in know.models.hybrid_swa,
         "draft_tokens": d["draft_tokens"],
+        "router": d["router"],
     }
     return Scenario(facts, notes)
 

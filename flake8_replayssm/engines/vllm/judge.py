@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ...config import LintConfig
 from ...model import Finding, Launch
-from ...release_sets import is_set, label
+from ...release_sets import label
 from ...verdicts import Verdict, closed_environment, one_per_code, over_releases, unseen_note, with_note
 from .checks import ModelVerdict, model_verdict, run_checks, unresolved_model_finding
 from .form import before_first_release_findings, form_findings, value_findings
@@ -111,16 +111,18 @@ def releases() -> tuple[str, ...]:
 
 
 def release_note(config: LintConfig) -> str:
-    """What the summary says about an explicit release newer than every release known."""
-    if not config.vllm_version or is_set(config.vllm_version):
+    """What the summary says about explicit releases newer than every release known (one, or
+    members of a list: each is judged by the newest release's rules)."""
+    if not config.vllm_version:
         return ""
-    from ...versions import normalize_version, version_key
-    from .target import closest_release
+    from ...release_sets import releases_of
+    from ...versions import version_key
 
     know = knowledge()
-    release, _ = closest_release(config.vllm_version, know)
-    wanted = normalize_version(config.vllm_version)
-    if release is None or version_key(wanted) <= know.newest.key:
+    newer = [v for v in releases_of(config.vllm_version, known_releases(know)) if version_key(v) > know.newest.key]
+    if not newer:
         return ""
-    return (f"note: vLLM {wanted} is newer than the newest release this linter knows "
-            f"({know.newest.version}); its launches were judged by {release.version}'s rules")
+    one = len(newer) == 1
+    return (f"note: vLLM {', '.join(newer)} {'is' if one else 'are'} newer than the newest release this "
+            f"linter knows ({know.newest.version}); {'its' if one else 'their'} launches were judged by "
+            f"{know.newest.version}'s rules")
