@@ -68,3 +68,10 @@ def test_the_api_server_does_not_blame_an_unknown_options_words():
     # a known one-valued option's second word is still a positional the module ignores
     _, findings = judged(f"python -m vllm.entrypoints.openai.api_server --model {NANO} --max-model-len 4096 extra")
     assert "'extra' is ignored" in " ".join(f.message for f in findings if f.code == "RSM103")
+
+
+def test_an_option_of_another_sglang_parser_is_not_a_forks():
+    """The router launcher's ``--worker-urls`` on ``sglang serve``: an option SGLang has (in the
+    router), so not of unknown arity; its second word stays a stray one."""
+    _, findings = judged(f"sglang serve --model-path {QWEN_NEXT} --worker-urls http://a:1 http://b:2")
+    assert "'http://b:2' is rejected" in " ".join(f.message for f in findings if f.code == "RSM106")

@@ -304,7 +304,9 @@ class _Parser(ArgvWalk):
         name = option or spelling
         if has_inline or name in self.know.valueless:
             return i + 1
-        if option is None:  # no release has it: its arity is unknown (a fork's option)
+        if option is None and not any(o.startswith(spelling) for o in self.know.router.long_options):
+            # no parser of SGLang has it (a fork's option): its arity is unknown; the router
+            # launcher's own options on another entry point keep their one word (a stray after it)
             return self.past_unknown_option(args, i)
         nargs = self.know.nargs.get(name, 1)
         if nargs == 1:  # the next word, unless it is a flag (an unseen word is its value)
