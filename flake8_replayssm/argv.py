@@ -12,7 +12,7 @@ import re
 from typing import Callable, Iterable, Sequence
 
 from .lookalikes import meant
-from .model import Finding, Launch, Setting, Span, Word
+from .model import UNKNOWN_PART, Finding, Launch, Setting, Span, Word
 
 #: words a switch may be given by mistake (``--use-replayssm true``): argparse rejects them
 BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
@@ -181,6 +181,26 @@ class ArgvWalk:
                 + (off if nxt.text.lower() in _FALSE_WORDS else "")))
             return i + 2
         return i + 1
+
+    @staticmethod
+    def past_unknown_option(args: list[Word], i: int) -> int:
+        """The index after ``args[i]``, an option no release of the engine has (a fork's, a plugin's),
+        and the words it may take.
+
+        Its arity is unknown (``--spec-capture-aux-layer-ids 7 23 51`` takes three), so every word up
+        to the next one that looks like an option is its own: none is read as a positional word, a
+        model or a stray argument.  The first may be a word the linter cannot read (``$IDS``); after
+        it, such a word is left to the walk (extra arguments the file does not show).
+        """
+        j = i + 1
+        while j < len(args):
+            text = args[j].text
+            if text is not None and text.startswith("-") and not is_number(text):
+                break
+            if j > i + 1 and (args[j].splat or text is None or UNKNOWN_PART in text or placeholder(text)):
+                break
+            j += 1
+        return j
 
     def expand_config(self, args: list[Word]) -> list[Word]:
         return args

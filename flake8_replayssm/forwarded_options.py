@@ -8,7 +8,8 @@ starts no engine itself: does the framework it runs hand options to one (data/fr
   ``key=value`` words (``vllm_config='{"x": true}'``) and JSON objects given as a value: read
   into one tree, in which a framework's block is found as in a config file;
 - options under a prefix (``--sglang-mem-fraction-static 0.8``): the engine's option without it;
-- an eval harness's ``--model vllm --model_args k=v,...``.
+- an eval harness's ``--model vllm --model_args k=v,...``;
+- a string of the engine's own words (NeMo-Skills' ``--server_type=vllm --server_args="..."``).
 
 A form the engine reads as a command line comes back as a :class:`~.model.Command` that starts
 the engine as the framework does (the words keep the places they are written at), a keyword
@@ -22,16 +23,19 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from .model import UNKNOWN, UNKNOWN_PART, Command, Launch, Setting, Word
+from .model import UNKNOWN, UNKNOWN_PART, Command, Launch, Setting, Span, Word
 from .passthrough import (
     Forward,
     ModelArgs,
+    args_string_command,
     best_forwards,
     chosen,
     engine_words,
     forwards_an_option,
     keyword_launch,
     scalar_value,
+    split_placed,
+    stored_args_command,
     tables,
     word_setting,
 )
@@ -45,7 +49,7 @@ def forwarded_by_command(command: Command) -> Command | Launch | None:
     command the engine reads, a keyword launch, or None."""
     if not any(w.text and ("=" in w.text or w.text.startswith(("--", "{"))) for w in command.words):
         return None
-    for read in (_configuration, _prefixed, _model_args):
+    for read in (_configuration, _prefixed, _model_args, _args_string):
         found = read(command)
         if found is not None:
             return found
@@ -138,6 +142,8 @@ def _configuration(command: Command) -> Launch | None:
                     continue
                 here = keys + (key,)
                 for forward in best_forwards(here, ("keywords", "options")):
+                    if forward.files:
+                        continue  # a block of one file's, never written on a command line
                     launch = _block_launch(forward, tree, here, value, command)
                     if launch is not None:
                         return launch
@@ -219,41 +225,58 @@ def _option_value(words: Sequence[Word], k: int) -> Word | None:
 
 
 def _model_args(command: Command) -> Launch | None:
-    """``lm_eval --model vllm --model_args pretrained=M,use_replayssm=True``."""
+    """``lm_eval --model vllm --model_args pretrained=M,use_replayssm=True``; the same form under
+    another program (evalchemy's ``python -m eval.eval``, built on lm-evaluation-harness) is read
+    by content, as the harness whose ``--model`` names the engine (``by_content`` in the data)."""
     words = command.words
     texts = [w.text or "" for w in words]
-    for harness in tables().model_args:
+    harnesses = tables().model_args
+    for harness in harnesses:
         at = next((k for k, t in enumerate(texts) if _names_program(t, texts[k - 1] if k else "", harness)), None)
-        if at is None:
-            continue
-        engine_word = model_args = None
-        for k in range(at + 1, len(words)):
-            if texts[k] == "--model" or texts[k].startswith("--model="):
-                engine_word = _option_value(words, k)
-            elif texts[k].partition("=")[0] in ("--model_args", "--model-args"):
-                model_args = _option_value(words, k)
-        if engine_word is None or model_args is None or engine_word.text not in harness.names:
-            continue
-        engine = harness.names[engine_word.text]
-        if model_args.text is None:
-            return None  # `--model_args "$ARGS"`: nothing to read
-        keywords: dict[str, Setting] = {}
-        model = None
-        for pair in _split_pairs(model_args.text):
-            key, eq, value = pair.partition("=")
-            key = key.strip()
-            if not eq:
-                continue
-            typed = _harness_value(value.strip())
-            setting = Setting(key, UNKNOWN if _placeholder(value) else typed, model_args.span, key, model_args.span)
-            if key in harness.model_keys:
-                model = replace(setting, name="model")
-            elif forwards_an_option(engine, key):
-                keywords[key] = setting
-        return keyword_launch(engine, label=f"{harness.framework} --model {engine_word.text} --model_args",
-                              anchor=engine_word.span, model=model, keywords=keywords, env=_env_settings(command),
-                              base_dir=command.base_dir, forwarded_by=harness.framework)
+        if at is not None:
+            found = _harness_launch(command, harness, at, harness.framework)
+            if found is not None:
+                return found
+    for harness in harnesses:
+        if harness.by_content:
+            found = _harness_launch(command, harness, 0, f"{harness.framework}'s --model_args form")
+            if found is not None:
+                return found
     return None
+
+
+def _harness_launch(command: Command, harness: ModelArgs, at: int, framework: str) -> Launch | None:
+    """The launch of ``--model NAME --model_args k=v,...`` after ``words[at]``, as ``harness``
+    reads it; None when the command does not say both or NAME is not an engine of the harness."""
+    words = command.words
+    texts = [w.text or "" for w in words]
+    engine_word = model_args = None
+    for k in range(at + 1, len(words)):
+        if texts[k] == "--model" or texts[k].startswith("--model="):
+            engine_word = _option_value(words, k)
+        elif texts[k].partition("=")[0] in ("--model_args", "--model-args"):
+            model_args = _option_value(words, k)
+    if engine_word is None or model_args is None or engine_word.text not in harness.names:
+        return None
+    engine = harness.names[engine_word.text]
+    if model_args.text is None:
+        return None  # `--model_args "$ARGS"`: nothing to read
+    keywords: dict[str, Setting] = {}
+    model = None
+    for pair in _split_pairs(model_args.text):
+        key, eq, value = pair.partition("=")
+        key = key.strip()
+        if not eq:
+            continue
+        typed = _harness_value(value.strip())
+        setting = Setting(key, UNKNOWN if _placeholder(value) else typed, model_args.span, key, model_args.span)
+        if key in harness.model_keys:
+            model = replace(setting, name="model")
+        elif forwards_an_option(engine, key):
+            keywords[key] = setting
+    return keyword_launch(engine, label=f"{framework} --model {engine_word.text} --model_args",
+                          anchor=engine_word.span, model=model, keywords=keywords, env=_env_settings(command),
+                          base_dir=command.base_dir, forwarded_by=framework)
 
 
 def _names_program(text: str, before: str, harness: ModelArgs) -> bool:
@@ -299,3 +322,56 @@ def _harness_value(text: str) -> Any:
 
 def _placeholder(value: str) -> bool:
     return bool(re.search(r"\{[^}]*\}|\$|<[^>]+>", value))
+
+
+def _args_string(command: Command) -> Command | None:
+    """``ns eval --model=M --server_type=vllm --server_args="--x 1"``: the engine's command the
+    framework starts, with the string's words placed where they are written."""
+    words = command.words
+    for entry in tables().args_strings:
+        if entry.program:
+            stored = _stored_args(command, entry)
+            if stored is not None:
+                return stored
+            continue
+        found: dict[str, tuple[Word, int] | None] = {entry.key: None, entry.choose: None, entry.model: None}
+        for k, word in enumerate(words):
+            name = (word.text or "").partition("=")[0]
+            if name.startswith("--") and name[2:] in found:
+                value = _option_value(words, k)
+                if value is not None:
+                    found[name[2:]] = (value, len(name) + 1 if "=" in (word.text or "") else 0)
+        args, choice = found[entry.key], found[entry.choose]
+        if args is None or choice is None or choice[0].text is None:
+            continue
+        model = found[entry.model][0] if entry.model and found[entry.model] else None
+        return args_string_command(entry, choice[0].text, model, args[0], _char_spans(args[0], args[1]),
+                                   base_dir=command.base_dir, env=command.env)
+    return None
+
+
+def _char_spans(value: Word, prefix: int):  # type: ignore[no-untyped-def]
+    """Where character ``k`` of an option's value is: the word is ``--name=VALUE`` (``prefix``
+    characters before it) or ``VALUE``, quoted or not, on one line; None when it cannot say."""
+    span, text = value.span, value.text or ""
+    extra = span.end_col - span.col - prefix - len(text) if span.line == span.end_line else -1
+    if extra not in (0, 2):
+        return lambda k: None
+    start = span.col + prefix + extra // 2
+    return lambda k: Span(span.line, start + k, span.line, start + k + 1)
+
+
+def _stored_args(command: Command, entry: Any) -> Command | None:
+    """``harbor vllm args '--x 1 --y'``: words a tool keeps for the engine's next launch, read as
+    that launch (the model the tool keeps apart: unknown)."""
+    words = command.words
+    for i, word in enumerate(words[:-3]):
+        if (word.text or "").rsplit("/", 1)[-1] != entry.program or words[i + 2].text != entry.subcommand:
+            continue
+        rest = words[i + 3:]
+        if any(w.text is None for w in rest):
+            return None  # `harbor vllm args "$ARGS"`: nothing to read
+        args = [w for value in rest for w in split_placed(value, _char_spans(value, 0))]
+        return stored_args_command(entry, words[i + 1].text or "", None, args, words[i + 1].span,
+                                   base_dir=command.base_dir, env=command.env)
+    return None

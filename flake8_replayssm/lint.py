@@ -65,7 +65,7 @@ def detect_kind(path: str, text: str | None = None) -> str | None:
         return "toml"
     if lower.endswith(".json"):
         return "json"
-    if lower.endswith(".service"):
+    if lower.endswith((".service", ".container")):  # a systemd unit, a Podman quadlet unit
         return "systemd"
     if lower.endswith((".sh", ".bash", ".zsh", ".sbatch", ".slurm")):
         return "shell"
@@ -161,7 +161,7 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None, kind: str 
     reading = structured.read_document(text, kind, path=path, base_dir=base_dir)
     launches = _commands_to_launches(reading.commands) + reading.launches
     depth = _EMBEDDED_DEPTH.get()
-    for inner_kind, inner, place in reading.embedded:
+    for inner_kind, inner, place, name in reading.embedded:
         # a recipe's `guide: |` Markdown, a pod patch in an annotation, a ConfigMap's files:
         # that kind, placed here
         if not _worth_reading(inner, inner_kind):
@@ -173,7 +173,9 @@ def _yaml_launches(text: str, base_dir: str | None, path: str | None, kind: str 
         token = _EMBEDDED_DEPTH.set(depth + 1)
         try:
             with _relayed(place):
-                found = _launches_in(inner, inner_kind, path)
+                # a file the key names (`inference_config.yaml: |`) is read as that file, beside this one
+                found = _launches_in(inner, inner_kind, os.path.join(os.path.dirname(path or ""), name)
+                                     if name and "/" not in name else path)
         except NotChecked as exc:
             if exc.kind == "syntax":  # a string that only looked like a document
                 note(f"a {inner_kind} document inside a string was not checked: {exc.reason}")
@@ -305,7 +307,9 @@ def _relayed(change: Callable[[Span], Span]) -> AbstractContextManager[None]:
 
 
 def move_launch(launch: Launch, change: Callable[[Span], Span]) -> Launch:
-    """The same launch with every span moved (into a notebook cell, down a Markdown file)."""
+    """The same launch with every span moved (into a notebook cell, down a Markdown file): the
+    history too, where the spellings judged per release are (an ambiguous prefix in a YAML
+    block scalar inside a Markdown fence is reported on its own line, not the fence's)."""
     from dataclasses import replace
 
     def setting(s):  # type: ignore[no-untyped-def]
@@ -318,6 +322,7 @@ def move_launch(launch: Launch, change: Callable[[Span], Span]) -> Launch:
         options={k: setting(v) for k, v in launch.options.items()},
         env={k: setting(v) for k, v in launch.env.items()},
         yaml_false=[setting(s) for s in launch.yaml_false],
+        history=[setting(s) for s in launch.history],
         form_findings=[replace(f, span=change(f.span)) for f in launch.form_findings],
         written=change(launch.written) if launch.written else None,
     )
@@ -496,7 +501,10 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     root = str(config.project_root) if config.project_root is not None else \
         (os.path.dirname(os.path.abspath(path)) if path else os.getcwd())
     whole: NotChecked | None = None
-    listing = _LISTING.set(config.inventory)
+    # the summary counts the launch-looking lines no launch covers in a text with a trigger: it is
+    # read as --show-launches reads it (documents inside others that look like a launch too), so
+    # the count and the list are one computation
+    listing = _LISTING.set(config.inventory or triggered)
     with recording() as record, confined_to(root):
         try:
             from .judging import judge  # the rules and their data: only for texts that need judging
@@ -536,7 +544,7 @@ def lint_text(text: str, kind: str, config: LintConfig, *, path: str | None = No
     result = FileResult(verdicts, findings, notes=notes, path=path or "")
     if config.inventory or whole is None and any(p in text for p in engines.programs()):
         result.unrecognised = unrecognised_lines(_candidate_lines(text, kind), verdicts)
-        result.blind_spots = len(result.unrecognised) if triggered else 0
+        result.blind_spots = len(result.unrecognised) if triggered or config.inventory else 0
     if config.inventory:
         result.launches = launch_notes(verdicts, held)
     return result

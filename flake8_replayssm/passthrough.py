@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from . import engines
 from .data_files import read_data
@@ -96,6 +96,29 @@ class ModelArgs:
     names: dict[str, str]
     model_keys: tuple[str, ...]
     source: str
+    #: the form is read under any program too (a harness built on this one: evalchemy's eval.eval)
+    by_content: bool = False
+
+
+@dataclass(frozen=True)
+class ArgsString:
+    """A framework's option (``--server_args``) or config key (``server_args:``) holding a string of
+    the engine's own command-line words, beside the option or key that picks the engine."""
+
+    framework: str
+    key: str
+    choose: str
+    #: the value of ``choose`` -> the engine; the command the framework starts for each engine,
+    #: and its option that gives the model (read from the ``model`` option or key beside them)
+    engines: dict[str, str]
+    runs: dict[str, tuple[str, ...]]
+    model_option: dict[str, str]
+    model: str
+    source: str
+    #: the stored form (``[[stored_args]]``): ``PROGRAM ENGINE SUBCOMMAND WORDS...`` keeps the words
+    #: for the engine's next launch (Harbor's ``harbor vllm args '--x 1'``)
+    program: str = ""
+    subcommand: str = ""
 
 
 @dataclass(frozen=True)
@@ -104,6 +127,7 @@ class Tables:
     prefixes: tuple[Prefix, ...]
     model_args: tuple[ModelArgs, ...]
     env: tuple[EnvPrefix, ...]
+    args_strings: tuple[ArgsString, ...] = ()
     #: the keyword class each engine's keyword blocks are read as
     keyword_class: dict[str, str] = field(default_factory=dict)
 
@@ -131,10 +155,14 @@ def tables() -> Tables:
                             p["model_option"], p.get("model", ""), frozenset(p.get("own", ())))
                      for p in raw.get("prefix", []))
     model_args = tuple(ModelArgs(m["framework"], frozenset(m["programs"]), dict(m["names"]), tuple(m["model_keys"]),
-                                 m["source"]) for m in raw.get("model_args", []))
+                                 m["source"], bool(m.get("by_content", False))) for m in raw.get("model_args", []))
     env = tuple(EnvPrefix(e["framework"], e["engine"], e["prefix"], e["source"], tuple(e["runs"].split()),
                           e["model_option"]) for e in raw.get("env", []))
-    return Tables(tuple(forwards), prefixes, model_args, env, dict(raw.get("keyword_class", {})))
+    args_strings = tuple(ArgsString(a.get("framework", ""), a.get("key", ""), a.get("choose", ""), dict(a["engines"]),
+                                    {k: tuple(v.split()) for k, v in a["runs"].items()}, dict(a["model_option"]),
+                                    a.get("model", ""), a["source"], a.get("program", ""), a.get("subcommand", ""))
+                         for a in raw.get("args_string", []) + raw.get("stored_args", []))
+    return Tables(tuple(forwards), prefixes, model_args, env, args_strings, dict(raw.get("keyword_class", {})))
 
 
 def keyword_class(engine: str) -> str:
@@ -218,6 +246,47 @@ def chosen(forward: Forward, value: str | None) -> bool:
 
 def engine_words(runs: Sequence[str], where: Span) -> list[Word]:
     return [Word(text, where) for text in runs]
+
+
+def args_string_command(entry: ArgsString, engine_name: str, model: Word | None, args: Word,
+                        args_chars: Callable[[int], Span | None], *, base_dir: str | None,
+                        env: dict[str, Word] | None = None) -> Command | None:
+    """The command ``entry``'s framework starts for the engine ``engine_name`` picks: its own
+    words, the model (unknown when not written: the framework's), then the words of the string
+    (``args``), each placed by ``args_chars`` (the span of its characters in the string) where
+    the reader can, else at the string."""
+    if args.text is None:
+        return None
+    return stored_args_command(entry, engine_name, model, split_placed(args, args_chars), args.span,
+                               base_dir=base_dir, env=env)
+
+
+def stored_args_command(entry: ArgsString, engine_name: str, model: Word | None, args: list[Word], anchor: Span,
+                        *, base_dir: str | None, env: dict[str, Word] | None = None) -> Command | None:
+    """The command ``entry``'s framework starts for the engine ``engine_name`` picks, with the
+    engine's words ``args`` at its end (None: not an engine of the framework)."""
+    engine = entry.engines.get(engine_name.strip().strip("'\"").lower())
+    if engine is None:
+        return None
+    model = model if model is not None else Word(None, anchor)
+    words = engine_words(entry.runs[engine], anchor) + [Word(entry.model_option[engine], model.span), model]
+    return Command(words=words + args, env=dict(env or {}), base_dir=base_dir, forwarded_by=entry.framework)
+
+
+def split_placed(word: Word, chars_at: Callable[[int], Span | None]) -> list[Word]:
+    """The words of a string of command-line words, each placed by ``chars_at`` (the span of a
+    character of the string) where it can be, else at the string."""
+    from .frontends._common import split_words
+
+    out = []
+    for text, chars, _, _ in split_words(word.text or ""):
+        where = None
+        if chars:
+            first, last = chars_at(chars[0]), chars_at(chars[-1])
+            if first is not None and last is not None:
+                where = Span(first.line, first.col, last.end_line, last.end_col)
+        out.append(Word(text, where or word.span))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -123,3 +123,58 @@ def test_a_here_document_that_writes_a_markdown_page_counts_as_that_page(writes)
 def test_a_here_document_that_writes_anything_else_keeps_every_line(target):
     text = f"cat > {target} <<EOF\nmyrunner --engine vllm serve m --use-replayssm\nEOF\n"
     assert unrecognised(text, "shell") == [2]
+
+
+#: a page with a vLLM trigger (``api_server``) and an SGLang launch in a YAML block scalar whose
+#: own text holds no trigger: both launches are recognised
+_BOTH_ENGINES = """\
+```yaml
+image: lmsysorg/sglang:v0.5.10
+commands:
+  - |
+    sglang serve \\
+      --model-path org/model
+```
+
+```yaml
+commands:
+  - python -m vllm.entrypoints.openai.api_server --model $MODEL --port 8000
+```
+"""
+
+
+def _summary_and_listed(tmp_path, capsys, *options: str) -> tuple[str, list[int]]:
+    main(["check", *options, "--vllm-version", "0.33.0", "--sglang-version", "0.5.23", str(tmp_path)])
+    text = capsys.readouterr().out.splitlines()
+    main(["check", "--show-launches", "--format", "json", "--vllm-version", "0.33.0", "--sglang-version", "0.5.23",
+          str(tmp_path)])
+    listed = [u["line"] for u in json.loads(capsys.readouterr().out)["unrecognised"]]
+    return text[0] if options else text[-1], listed
+
+
+def test_the_summary_counts_no_line_that_show_launches_recognises(tmp_path, capsys):
+    """The count and the list are one computation: the default pass reads the SGLang launch in
+    the fence as --show-launches does, rather than counting it as not recognised."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "page.md").write_text(_BOTH_ENGINES)
+    summary, listed = _summary_and_listed(tmp_path, capsys)
+    assert listed == []
+    assert summary == "No findings (1 file checked)."
+    # one launch the linter cannot read: counted by both, once
+    (tmp_path / "page.md").write_text(_BOTH_ENGINES + "\n```bash\nmyrunner --engine sglang serve org/model\n```\n")
+    summary, listed = _summary_and_listed(tmp_path, capsys)
+    assert listed == [15]
+    assert summary.endswith("; 1 launch-looking line not recognised: --show-launches lists it.")
+
+
+def test_every_line_show_launches_lists_is_in_its_summary_count(tmp_path, capsys):
+    """A file without a trigger cannot hold a finding, so the default summary is silent on it; with
+    --show-launches its listed lines are counted on the summary line too."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "unit.md").write_text("```bash\nmyrunner --runtime=vllm serve --name tiny\n```\n"
+                                      "```bash\nmyrunner --engine sglang serve org/model\n```\n")
+    summary, listed = _summary_and_listed(tmp_path, capsys, "--show-launches")
+    assert listed == [2, 5]
+    assert summary == "No findings (1 file checked); 2 launch-looking lines not recognised: --show-launches lists them."
+    summary, _ = _summary_and_listed(tmp_path, capsys)
+    assert summary == "No findings (1 file checked)."

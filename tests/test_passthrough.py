@@ -33,7 +33,8 @@ def codes_at(text: str, kind: str = "shell", path: str | None = None) -> set[tup
 
 def test_every_entry_cites_the_framework_source_that_forwards_it():
     raw = read_data("data/frameworks.toml")
-    entries = [e for table in ("forward", "prefix", "model_args", "env") for e in raw[table]]
+    entries = [e for table in ("forward", "prefix", "model_args", "env", "args_string", "stored_args")
+               for e in raw[table]]
     assert len(entries) >= 10
     for entry in entries:
         pinned = r"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-f]{40}/"

@@ -39,9 +39,6 @@ def into_block(verdict: Any, findings: Sequence[Finding], first: int) -> tuple[A
 
     lines = first - 1
     launch = move_launch(verdict.launch, lambda s: _shift(s, lines))
-    launch.history = [replace(s, span=_shift(s.span, lines),
-                              value_span=_shift(s.value_span, lines) if s.value_span else None)
-                      for s in launch.history]
     moved = [replace(f, span=_shift(f.span, lines)) for f in findings]
     return replace(verdict, launch=launch, findings=tuple(moved)), moved
 

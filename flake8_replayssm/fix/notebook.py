@@ -70,9 +70,6 @@ def _in_cell_text(verdict: Any, cell: int) -> Any:
     from ..lint import move_launch
 
     launch = move_launch(verdict.launch, lambda s: _move_span(s, cell))
-    launch.history = [replace(s, span=_move_span(s.span, cell),
-                              value_span=_move_span(s.value_span, cell) if s.value_span else None)
-                      for s in launch.history]
     findings = tuple(replace(f, span=_move_span(f.span, cell)) for f in verdict.findings)
     return replace(verdict, launch=launch, findings=findings)
 

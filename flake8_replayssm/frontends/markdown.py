@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import engines
 from ..model import Command, Span
@@ -32,6 +32,7 @@ from ..unchecked import frontend_failed
 from ._common import LineIndex, placer, relayed, shift_command
 from .shell_snippets import doc_shell_commands
 from .dockerfile import commands_in_dockerfile
+from .systemd import commands_in_unit
 
 _FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 _RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|prompt)::\s*(\S*)")
@@ -40,6 +41,11 @@ _RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|prompt)
 _RST_LITERAL = re.compile(r"^(\s*)(?!\.\.(?:\s|$))\S.*::\s*$")
 _PROMPT = re.compile(r"^(\s*(?:\([^)\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s*)?\$ )")
 _PROMPT_ONLY = re.compile(r"^\s*\$\s*$")
+#: a unit file's section header (systemd, Podman quadlet), and the keys whose commands it runs: a
+#: unit shown on a page (`$ cat tiny.container` and its output, an indented block) is read as one
+_UNIT_SECTION = re.compile(r"^\s*\[(?:Unit|Service|Container|Install|Pod|Kube)\]\s*$")
+_UNIT_EXEC = re.compile(r"^\s*(?:Exec|ExecStart|ExecStartPre|ExecStartPost|ExecReload)\s*=")
+_INDENTED_UNIT = re.compile(r"^(?: {4}|\t)\s*\[(?:Unit|Service|Container)\]\s*$")
 
 _SKIP_LANGS = frozenset({
     "text", "txt", "log", "logs", "output", "out", "stdout", "stderr", "jsonc", "json5",
@@ -120,6 +126,12 @@ def _blocks(text: str) -> list[_Block]:
                 j += 1
             blocks.append(_Block(_lang(info), i + 2, content, indents, chars))
             i = j + 1
+            continue
+        if _INDENTED_UNIT.match(line) and (i == 0 or not lines[i - 1].strip()):
+            block, j = _indented_block(lines, index, i, 3, "systemd")  # Markdown's indented code block
+            if block is not None:
+                blocks.append(block)
+            i = max(j, i + 1)
             continue
         m = _RST_DIRECTIVE.match(line)
         literal = None if m else _RST_LITERAL.match(line)
@@ -368,6 +380,10 @@ def commands_in_markdown(text: str, *, path: str | None = None,
     out: list[Command] = []
     for block in blocks:
         try:
+            units = _unit_runs(block)
+            for first, end in units:  # read as the unit file they are, and not again as shell
+                out += _delegate(_part(block, first, end), "systemd", base_dir)
+                block = replace(block, lines=block.lines[:first] + [""] * (end - first) + block.lines[end:])
             judged = _judge(block)
             if judged.kind == "shell":
                 out += _shell_block(block, judged.lines, index, base_dir)
@@ -394,6 +410,31 @@ def _shell_block(block: _Block, lines: list[str], index: LineIndex,
     fallback = index.span(first, first)
     place = placer(script, chars, index, fallback)
     return doc_shell_commands(script, place, None, base_dir, prose=True)
+
+
+def _unit_runs(block: _Block) -> list[tuple[int, int]]:
+    """``(first, end)`` of the runs of a block's lines that are a unit file: from a section header
+    to the next prompt line (``$ ...``) or the block's end, holding an ``Exec...=`` key."""
+    if block.lang in _YAML_LANGS or block.lang in _PYTHON_LANGS or block.lang in _DOCKER_LANGS \
+            or block.lang in ("toml", "json"):
+        return []
+    lines, runs, k = block.lines, [], 0
+    while k < len(lines):
+        if not _UNIT_SECTION.match(lines[k]):
+            k += 1
+            continue
+        j = k + 1
+        while j < len(lines) and not (_PROMPT.match(lines[j]) or _PROMPT_ONLY.match(lines[j])):
+            j += 1
+        if any(_UNIT_EXEC.match(line) for line in lines[k:j]):
+            runs.append((k, j))
+        k = j
+    return runs
+
+
+def _part(block: _Block, first: int, end: int) -> _Block:
+    return _Block(block.lang, block.line + first, block.lines[first:end], block.indents[first:end],
+                  block.chars[first:end])
 
 
 def document_blocks_of_markdown(text: str) -> list[tuple[str, int, str, list[int]]]:
@@ -424,5 +465,5 @@ def _delegate(block: _Block, kind: str, base_dir: str | None) -> list[Command]:
                     span.end_line + block.line - 1, span.end_col + col_offset(span.end_line))
 
     with relayed(move):
-        found = commands_in_dockerfile(body, base_dir=base_dir)
+        found = (commands_in_unit if kind == "systemd" else commands_in_dockerfile)(body, base_dir=base_dir)
     return [shift_command(c, block.line - 1, col_offset) for c in found]

@@ -145,12 +145,20 @@ class _Parser(ArgvWalk):
             return self.unknown_option(args, i, text, "=" in text)
         if self.lookalike(word, text.partition("=")[0], self.long_options, (), "SGLang"):
             return i + 1  # `—enable-linear-replayssm`: dashes that only look like dashes
-        self.finding(word.span, "RSM106", (
-            f"{text!r} is rejected by SGLang's argument parser (unrecognized arguments: {text}): "
-            + ("only the first word after 'sglang serve' can be the model; fix: write --model-path "
-               f"{text}" if self.entry.kind == "sglang-serve" else
-               "it takes no positional arguments; fix: write --model-path " + text)))
+        why = "only the first word after 'sglang serve' can be the model" if self.entry.kind == "sglang-serve" \
+            else "it takes no positional arguments"
+        fix = "drop it, or give it to the option it belongs to" if self.model_given(args) \
+            else f"write --model-path {text}"
+        self.finding(word.span, "RSM106", f"{text!r} is rejected by SGLang's argument parser (unrecognized "
+                                          f"arguments: {text}): {why}; fix: {fix}")
         return i + 1
+
+    def model_given(self, args: list[Word]) -> bool:
+        """Whether the model is given otherwise (a positional model, ``--model-path``, ``--model``):
+        a stray word is then no model to move into a flag."""
+        if self.launch.model is not None:
+            return True
+        return any((w.text or "").partition("=")[0] in ("--model-path", "--model") for w in args)
 
     def long_option(self, args: list[Word], i: int) -> int:
         word = args[i]
@@ -296,6 +304,10 @@ class _Parser(ArgvWalk):
         name = option or spelling
         if has_inline or name in self.know.valueless:
             return i + 1
+        if option is None and not any(o.startswith(spelling) for o in self.know.router.long_options):
+            # no parser of SGLang has it (a fork's option): its arity is unknown; the router
+            # launcher's own options on another entry point keep their one word (a stray after it)
+            return self.past_unknown_option(args, i)
         nargs = self.know.nargs.get(name, 1)
         if nargs == 1:  # the next word, unless it is a flag (an unseen word is its value)
             if i + 1 >= len(args):

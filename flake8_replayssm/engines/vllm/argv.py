@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from ... import config_files
 from ...argv import ArgvWalk, image_tag_releases, is_number, placeholder, splice_config_files
-from ...model import UNKNOWN, UNKNOWN_PART, Entry, Launch, Setting, Word
+from ...model import UNKNOWN, UNKNOWN_PART, Entry, Launch, Setting, Span, Word
 from ..base import ConfigReader
 from .knowledge import Knowledge, knowledge
 
@@ -79,8 +79,24 @@ def module_entry(module: str, words: Sequence[Word], i: int, rest: int, env: dic
         return _program_entry(words, rest - 1, env, know, label=f"python -m {module}")
     kind = know.entry_modules.get(module)
     if kind is None:
-        return None
+        model_options = know.foreign_modules.get(module)
+        if model_options is None:
+            return None
+        return Entry("vllm", "module", _foreign_args(words[rest:], model_options, words[i].span), words[i].span,
+                     env, label=f"python -m {module}")
     return Entry("vllm", kind, list(words[rest:]), words[i].span, env, label=f"python -m {module}")
+
+
+def _foreign_args(args: Sequence[Word], model_options: Sequence[str], anchor: Span) -> list[Word]:
+    """The words of another package's module as vLLM's parser reads them: its model option is
+    ``--model`` (written where it is); without one the model is the package's, unknown here."""
+    out = [Word("--model", anchor), Word(None, anchor, label="the package's default model")]
+    for word in args:
+        flag, eq, value = (word.text or "").partition("=")
+        if flag in model_options:
+            word = Word("--model" + eq + value, word.span)
+        out.append(word)
+    return out
 
 
 def names_a_value(flag: str, value: str) -> bool:
@@ -348,7 +364,9 @@ class _Parser(ArgvWalk):
         return nxt
 
     def unknown_option(self, args: list[Word], i: int, spelling: str, has_inline: bool) -> int:
-        """A flag the linter does not model: skip it and, if it takes one, its value."""
+        """A flag the linter does not model: skip it and, if it takes one, its value; an option
+        vLLM does not have (a fork's, a plugin's) takes the words up to the next option, since
+        its arity is unknown (:meth:`ArgvWalk.past_unknown_option`)."""
         if has_inline:
             return i + 1
         name = spelling.lstrip("-").replace("-", "_")
@@ -360,7 +378,9 @@ class _Parser(ArgvWalk):
         if nxt.text is not None and nxt.text.startswith("-") and not is_number(nxt.text):
             return i + 1
         self.model_maybe_consumed = True
-        return i + 2
+        known = spelling.startswith("--") and (spelling in self.know.long_options
+                                               or _abbreviated(self.know, spelling[2:]) is not None)
+        return i + 2 if known else self.past_unknown_option(args, i)
 
     def set(self, setting: Setting) -> None:
         self.launch.options[setting.name] = setting

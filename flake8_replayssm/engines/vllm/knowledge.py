@@ -72,6 +72,8 @@ class Knowledge:
     entry_commands: Mapping[str, str]
     entry_modules: Mapping[str, str]
     cli_module: str
+    #: another package's module whose parser is vLLM's plus its own -> the options that give the model
+    foreign_modules: Mapping[str, tuple[str, ...]]
     unresolved_stand_ins: tuple[str, ...]
     default_model: str
     default_model_architecture: str
@@ -141,6 +143,8 @@ def knowledge() -> Knowledge:
         entry_commands=dict(options_raw["entry_points"]["commands"]),
         entry_modules=dict(options_raw["entry_points"]["modules"]),
         cli_module=options_raw["entry_points"]["cli_module"],
+        foreign_modules={module: tuple(entry["model_options"])
+                         for module, entry in options_raw["entry_points"].get("foreign_modules", {}).items()},
         unresolved_stand_ins=tuple(releases_raw["model_kinds"]["unresolved_stand_ins"]),
         default_model=releases_raw["model_kinds"]["default_model"],
         default_model_architecture=releases_raw["model_kinds"]["default_model_architecture"],

@@ -324,8 +324,21 @@ class Collector(ast.NodeVisitor):
         self.generic_visit(node)
         self.loop_depth -= 1
 
-    visit_For = visit_AsyncFor = visit_While = visit_Try = _loop  # type: ignore[assignment]
-    visit_TryStar = _loop
+    visit_For = visit_AsyncFor = visit_While = _loop  # type: ignore[assignment]
+
+    def visit_Try(self, node: ast.Try) -> None:
+        """A ``try`` body runs as written, up to where it may raise (a launch after that point in
+        it does not run either); its handlers, ``else`` and ``finally`` may or may not run, so what
+        they assign is unknown after them, as in a loop."""
+        for stmt in node.body:
+            self.visit(stmt)
+        self.loop_depth += 1
+        for part in (node.handlers, node.orelse, node.finalbody):
+            for child in part:
+                self.visit(child)
+        self.loop_depth -= 1
+
+    visit_TryStar = visit_Try  # type: ignore[assignment]
 
     def visit_If(self, node: ast.If) -> None:
         self.visit(node.test)

@@ -14,6 +14,7 @@ said so (RSM900).
 from __future__ import annotations
 
 import ast
+import re
 import shlex
 
 from ...model import UNKNOWN, UNKNOWN_PART, Word
@@ -27,6 +28,10 @@ from .values import Values
 #: a command string or argv list past this is not followed (`a2 = a1 + a1` doubling)
 MAX_TEXT = 65_536
 MAX_WORDS = 4_096
+
+#: a separator the shell reads as a blank between words: blanks, and a backslash that continues
+#: the line (``" \\\n    ".join(parts)`` writes one command over several lines)
+_BLANK_SEPARATOR = re.compile(r"(?:[ \t]|\\\n)+")
 
 
 class CommandText:
@@ -99,7 +104,7 @@ class CommandText:
             return PlacedText(left.text + right.text, left.positions + right.positions)
         if isinstance(target, ast.Call) and len(target.args) == 1 and not target.keywords:
             if isinstance(target.func, ast.Attribute) and target.func.attr == "join" \
-                    and literal_str(target.func.value) == " ":
+                    and _BLANK_SEPARATOR.fullmatch(literal_str(target.func.value) or "") is not None:
                 return self.joined_text(target.args[0], scope, holes)  # " ".join(parts)
             if self.imports.process_name(target.func) == "shlex.join":
                 return self.joined_words(target.args[0], scope, holes)  # shlex.join(argv)

@@ -51,7 +51,7 @@ class Bindings:
         """The assignment ``name`` has where it is used, in this reading, and the scope it is
         in: the last assignment before the use on the ``if`` branches the reading takes (any
         point of an enclosing scope, whose code has run when a function is called); None when
-        it is not one expression (assigned in a loop or a ``try``, or not at all)."""
+        it is not one expression (assigned in a loop or a ``try``'s handler, or not at all)."""
         found = scope.lookup(name.id)
         if found is None:
             return None

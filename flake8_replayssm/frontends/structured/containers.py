@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 from typing import Any, Callable
 
-from ...model import Command, Word
+from ...model import UNKNOWN_PART, Command, Word
 from .._common import Tok, image_for_command, is_vllm_image, split_words
 from ..shell_snippets import commands_from_argv
 from .nodes import NULL_TAG, STR_TAG, Doc, get, is_map, is_scalar, is_seq, items, text_of
@@ -178,10 +178,19 @@ def container_commands(node: Any, doc: Doc) -> list[Command]:
 
 
 def looks_like_engine_args(toks: list[Tok]) -> bool:
-    if not toks or not (toks[0].text or "").startswith("-"):
+    """Options an engine image's entrypoint would take: the first written word is an option (after
+    words wholly behind a variable, ``${MODEL_SPECIFIER} --max-model-len 4096``, which may hold
+    the model or more options) and one names the model or a ReplaySSM option."""
+    written = next((t.text for t in toks if t.text is not None and not _unseen(t.text)), None)
+    if written is None or not written.startswith("-"):
         return False
     return any(REPLAYSSM_FLAG.match(t.text or "") or (t.text or "").startswith("--model")
                for t in toks)
+
+
+def _unseen(text: str) -> bool:
+    """A word that is only a variable (``${VLLM_MODEL_SPECIFIER}``, ``$ARGS``), as compose leaves it."""
+    return re.fullmatch(r"\$\{?\w+(?::?-[^}]*)?\}?", text) is not None or UNKNOWN_PART in text
 
 
 _CONTAINER_LISTS = frozenset({"containers", "initcontainers", "ephemeralcontainers", "sidecars",

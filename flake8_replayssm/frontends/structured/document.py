@@ -30,7 +30,7 @@ class Reading:
     #: keyword launches (Ray Serve ``engine_kwargs``, a framework's keywords block)
     launches: list[Launch] = field(default_factory=list)
     #: ``(kind, text, place)`` of the documents written in its strings
-    embedded: list[tuple[str, str, Callable[[Span], Span]]] = field(default_factory=list)
+    embedded: list[tuple[str, str, Callable[[Span], Span], str]] = field(default_factory=list)
 
 
 def read_document(text: str, kind: str = "yaml", *, path: str | None = None,

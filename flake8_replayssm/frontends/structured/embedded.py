@@ -56,10 +56,11 @@ def document_kind(value: str, key: str = "") -> str | None:
     return None
 
 
-def embedded_documents(docs: list[Any], doc: Doc) -> list[tuple[str, str, Callable[[Span], Span]]]:
-    """``(kind, text, place)`` of the documents written as string values of ``docs``, ``place``
-    moving a span of that text to where it is written in the file."""
-    out: list[tuple[str, str, Callable[[Span], Span]]] = []
+def embedded_documents(docs: list[Any], doc: Doc) -> list[tuple[str, str, Callable[[Span], Span], str]]:
+    """``(kind, text, place, name)`` of the documents written as string values of ``docs``, ``place``
+    moving a span of that text to where it is written in the file; ``name`` is the file the key
+    names (a ConfigMap's ``inference_config.yaml: |``), else ""."""
+    out: list[tuple[str, str, Callable[[Span], Span], str]] = []
     stack: list[tuple[Any, str]] = [(d, "") for d in docs if d is not None]
     seen: set[int] = set()  # aliases: each node once, however often it is referred to
     while stack:
@@ -78,7 +79,8 @@ def embedded_documents(docs: list[Any], doc: Doc) -> list[tuple[str, str, Callab
             kind = document_kind(value, key)
             chars = doc.chars(node) if kind else None
             if kind and chars is not None and len(chars) == len(value):
-                out.append((kind, value, _inner_placer(value, chars, doc.lines)))
+                name = key if _FILE_KEY.search(key or "") else ""
+                out.append((kind, value, _inner_placer(value, chars, doc.lines), name))
     return out
 
 

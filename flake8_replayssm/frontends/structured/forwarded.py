@@ -39,16 +39,45 @@ def forwarded_in_document(root: Any, doc: Doc, path: str | None) -> tuple[list[L
             continue
         seen.add(id(node))
         if is_map(node):
+            commands += _args_strings(node, doc)
             for key, _, value in items(node):
                 here = keys + (key,)
                 if key in anchors and (is_map(value) or is_seq(value)):
                     for forward in passthrough.best_forwards(here):
+                        if forward.files and name not in forward.files:
+                            continue  # a block of one file's (KAITO's inference_config.yaml `vllm:`)
                         if is_map(value) != (forward.form == "argv"):
                             _read_block(forward, value, chain + [node], root, doc, launches, commands)
                 stack.append((value, here, chain + [node]))
         elif is_seq(node):
             stack.extend((item, keys, chain + [node]) for item in node.value)
     return launches, commands
+
+
+def _args_strings(node: Any, doc: Doc) -> list[Command]:
+    """NeMo-Skills' ``server_type: sglang`` beside ``server_args: "--tp 8 ..."``: the engine's
+    command the framework starts, each word of the string where it is written."""
+    out = []
+    for entry in passthrough.tables().args_strings:
+        args, choice = get(node, entry.key), get(node, entry.choose)
+        if not (is_scalar(args) and is_scalar(choice)) or text_of(choice) is None:
+            continue
+        model = get(node, entry.model) if entry.model else None
+        model_word = Word(text_of(model), doc.span(model)) if is_scalar(model) else None
+        chars = doc.chars(args)
+        text = text_of(args)
+        lines = doc.lines
+
+        def where(k: int, chars: list[int] | None = chars, text: str | None = text) -> Span | None:
+            if not chars or text is None or len(chars) != len(text) or k >= len(chars):
+                return None
+            return lines.span(chars[k], chars[k] + 1)
+
+        command = passthrough.args_string_command(entry, text_of(choice) or "", model_word,
+                                                  Word(text, doc.span(args)), where, base_dir=doc.base_dir)
+        if command is not None:
+            out.append(command)
+    return out
 
 
 def _lookup(root: Any, path: Iterable[str]) -> Any:
