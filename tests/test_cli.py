@@ -859,3 +859,16 @@ def test_not_a_version_is_a_usage_error(project, capsys):
     write(project / "nano.py", NANO_SRC)
     code, _, err = run(capsys, "check", "--vllm-version", "banana", ".")
     assert code == 2 and "not a vLLM version" in err
+
+
+def test_a_run_without_launches_imports_no_engine_judging_module(tmp_path):
+    """Startup is part of every run (pre-commit, editors): with no release named and nothing to
+    judge, neither engine's judging modules nor their release tables are imported."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom flake8_replayssm.cli import main\n"
+            f"rc = main(['check', {str(tmp_path)!r}])\n"
+            "print(sorted(m for m in sys.modules if m.endswith(('.judge', '.knowledge', '.checks'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"

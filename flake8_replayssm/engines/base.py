@@ -210,8 +210,15 @@ class Engine:
         return self._module("judge").judge(launch, config)
 
     def check_settings(self, config: LintConfig) -> None:
-        """Raise ConfigError for an explicit target release this engine cannot judge."""
-        self._module("judge").check_settings(config)
+        """Raise ConfigError for an explicit target release this engine cannot judge (its
+        ``<name>_version`` setting); unset, there is nothing to check and the judging modules are
+        not imported (a run over files without a launch never needs them)."""
+        if self._explicit_release(config):
+            self._module("judge").check_settings(config)
+
+    def _explicit_release(self, config: LintConfig) -> str | None:
+        """The ``<name>_version`` setting (``vllm_version``): the release named by the user."""
+        return getattr(config, f"{self.NAME}_version", None)
 
     def releases(self) -> tuple[str, ...]:
         """Every release of the engine this linter knows, oldest first (what ``all`` means)."""
@@ -219,7 +226,7 @@ class Engine:
 
     def release_note(self, config: LintConfig) -> str:
         """A line for the summary about the explicit target release ("" for none)."""
-        return self._module("judge").release_note(config)
+        return self._module("judge").release_note(config) if self._explicit_release(config) else ""
 
     def model_note(self, verdict: Verdict, config: LintConfig) -> str:
         """The model and what it resolved to, for ``--verbose``."""

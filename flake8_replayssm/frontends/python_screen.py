@@ -79,9 +79,9 @@ def _strings_could_launch(text: str) -> bool:
     a triple-quoted string.  vLLM's own modules name ``vllm.entrypoints`` in their imports and
     need no parse for that."""
     for needle in engines.launch_strings():
-        if needle[0] in "'\"" and not _quotes_a_subcommand(text, needle[1:-1]):
-            continue  # `backend == "vllm"`: the program alone, and no sub-command quoted anywhere
         at = text.find(needle)
+        if at >= 0 and needle[0] in "'\"" and not _quotes_a_subcommand(text, needle[1:-1]):
+            continue  # `backend == "vllm"`: the program alone, and no sub-command quoted anywhere
         while at >= 0:
             start = text.rfind("\n", 0, at) + 1
             before = text[start:at]
