@@ -23,7 +23,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .yaml_templates import silent_line, stand_in
+from .yaml_templates import closed_spans, silent_line, stand_in
 
 #: suffixes of template files, each read as the kind of the name without it
 TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".tftpl", ".tpl", ".tmpl", ".template")
@@ -47,27 +47,10 @@ def template_base(path: str) -> str | None:
     return None
 
 
-def _closed_on(line: str, opener: str, closer: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each ``opener ... closer`` of one line, left to right, found with
-    ``str.find`` (an opener not closed means none after it is: the scan stops, so a line of
-    unclosed openers costs its length, not its square)."""
-    out: list[tuple[int, int]] = []
-    at = 0
-    while True:
-        start = line.find(opener, at)
-        if start < 0:
-            return out
-        end = line.find(closer, start + len(opener))
-        if end < 0:
-            return out
-        out.append((start, end + len(closer)))
-        at = end + len(closer)
-
-
 def _masked_line(line: str) -> tuple[str, bool]:
     """One line with its template syntax masked, and whether it was only control."""
-    spans = [(a, b, True) for opener, closer in _CONTROL for a, b in _closed_on(line, opener, closer)]
-    spans += [(a, b, bool(_GO_CONTROL.match(line, a))) for a, b in _closed_on(line, "{{", "}}")]
+    spans = [(a, b, True) for opener, closer in _CONTROL for a, b in closed_spans(line, opener, closer, one_line=False)]
+    spans += [(a, b, bool(_GO_CONTROL.match(line, a))) for a, b in closed_spans(line, "{{", one_line=False)]
     if not spans:
         return line, False
     parts, at, written = [], 0, False

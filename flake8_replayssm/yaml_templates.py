@@ -22,10 +22,12 @@ _SILENT_ACTION = re.compile(r"{{-?\s*(?:if|else|end|with|range|define|block|brea
 _BLOCK_ACTION = re.compile(r"{{-?\s*(if|with|range|define|block|end)\b")
 
 
-def _closed(text: str, opener: str, *, one_line: bool, escaped: str = "") -> list[tuple[int, int]]:
-    """``(start, end)`` of every ``opener ... }}``, left to right, as a lazy ``opener.*?}}`` finds
-    them (``one_line``: ``.`` stops at a line's end); an opener right after a character of
-    ``escaped`` is not one."""
+def closed_spans(text: str, opener: str, closer: str = "}}", *, one_line: bool,
+                 escaped: str = "") -> list[tuple[int, int]]:
+    """``(start, end)`` of every ``opener ... closer``, left to right, as a lazy
+    ``opener.*?closer`` finds them (``one_line``: ``.`` stops at a line's end), with ``str.find``
+    (an opener not closed means none after it is: the scan stops, so a text of unclosed openers
+    costs its length, not its square); an opener right after a character of ``escaped`` is not one."""
     out: list[tuple[int, int]] = []
     i = 0
     while True:
@@ -37,25 +39,25 @@ def _closed(text: str, opener: str, *, one_line: bool, escaped: str = "") -> lis
             continue
         limit = text.find("\n", start) if one_line else -1
         limit = len(text) if limit < 0 else limit
-        end = text.find("}}", start + len(opener), limit)
+        end = text.find(closer, start + len(opener), limit)
         if end < 0:  # no opener after this one is closed within the limit either
             if not one_line:
                 return out
             i = limit
             continue
-        out.append((start, end + 2))
-        i = end + 2
+        out.append((start, end + len(closer)))
+        i = end + len(closer)
 
 
 def helm_actions(text: str) -> list[tuple[int, int]]:
     r"""``(start, end)`` of every ``{{ ... }}`` action closed on its own line, left to right
     (what ``(?<![$\\]){{.*?}}`` finds; ``${{`` belongs to GitHub Actions, ``\{{`` is escaped)."""
-    return _closed(text, "{{", one_line=True, escaped="$\\")
+    return closed_spans(text, "{{", one_line=True, escaped="$\\")
 
 
 def actions_expressions(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of every GitHub Actions ``${{ ... }}`` expression (it may span lines)."""
-    return _closed(text, "${{", one_line=False)
+    return closed_spans(text, "${{", one_line=False)
 
 
 def has_actions_expression(text: str) -> bool:
