@@ -576,29 +576,18 @@ def _candidate_lines(text: str, kind: str) -> list[Candidate]:
     return candidates
 
 
-#: a here-document written to a file: ``cat > notes.md <<EOF``, ``cat <<'EOF' > notes.md``, ``tee notes.md <<EOF``
-_HEREDOC_TO_FILE = re.compile(
-    r"^[^\n#]*?\b(?:cat\b[^\n<>]*>>?\s*(?P<a>[^\s<>|;&]+)[^\n]*?<<-?\s*(?P<qa>['\"]?)(?P<da>\w+)(?P=qa)"
-    r"|cat\b[^\n]*?<<-?\s*(?P<qb>['\"]?)(?P<db>\w+)(?P=qb)[^\n]*?>>?\s*(?P<b>[^\s<>|;&]+)"
-    r"|tee\s+(?:-a\s+)?(?P<c>[^\s<>|;&-][^\s<>|;&]*)[^\n]*?<<-?\s*(?P<qc>['\"]?)(?P<dc>\w+)(?P=qc))", re.M)
-
-
 def _with_heredoc_pages_as_markdown(candidates: list[Candidate], text: str) -> list[Candidate]:
     """The candidate lines of a script, a here-document that writes a Markdown page
     (``cat > notes.md <<EOF``) counted as that page is: only its code blocks, never its prose."""
-    lines = text.split("\n")
-    prose: set[int] = set()
-    for found in _HEREDOC_TO_FILE.finditer(text):
-        target = found.group("a") or found.group("b") or found.group("c")
-        delimiter = found.group("da") or found.group("db") or found.group("dc")
-        if detect_kind(target.strip("'\"")) != "markdown":
-            continue
-        first = text.count("\n", 0, found.end()) + 1  # 0-based index of the body's first line
-        last = next((k for k in range(first, len(lines)) if lines[k].strip() == delimiter), len(lines))
-        from .frontends.markdown import code_lines_of_markdown
+    from .frontends.markdown import code_lines_of_markdown
+    from .frontends.shell_snippets import here_documents
 
-        code = {first + line for line, _ in code_lines_of_markdown("\n".join(lines[first:last]))}
-        prose |= {k + 1 for k in range(first, last)} - code
+    prose: set[int] = set()
+    for written, start, end in here_documents(text):
+        if written and detect_kind(written) == "markdown":
+            first = text.count("\n", 0, start)  # lines before the body's first
+            body = range(first + 1, first + 1 + text.count("\n", start, end))
+            prose |= set(body) - {first + line for line, _ in code_lines_of_markdown(text[start:end])}
     return [c for c in candidates if c[1] not in prose]
 
 

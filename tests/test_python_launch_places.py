@@ -152,6 +152,7 @@ def test_the_screen_parses_no_module_that_only_names_the_engine_in_passing(monke
     'cmd = ["vllm", "serve", "m", "--use-replayssm"]\n',
     'cmd = ["vllm", "serve --use-replayssm"]\n',
     'SCRIPT = """\nvllm serve m --use-replayssm\n"""\n',
+    'SCRIPT = """\nPORT=`free-port` vllm serve m --use-replayssm\n"""\n',  # a backtick, not inline code
     "from vllm import EngineArgs\nargs = EngineArgs(model='m', use_replayssm=True)\n",
     "from vllm import EngineArgs as EA\nargs = EA(model='m', use_replayssm=True)\n",
 ])

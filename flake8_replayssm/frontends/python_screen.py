@@ -87,7 +87,7 @@ def _strings_could_launch(text: str) -> bool:
             before = text[start:at]
             code = before.lstrip()
             if not code.startswith(("from ", "import ", "#")) and (
-                    needle[0] in "'\"" or "`" not in before  # `vllm serve` in prose: inline code
+                    needle[0] in "'\"" or not before.endswith("`")  # `vllm serve` in prose: inline code
                     and ("'" in before or '"' in before
                          or text.count('"""', 0, at) % 2 or text.count("'''", 0, at) % 2)):
                 return True

@@ -75,9 +75,18 @@ _HERE_DOCUMENT = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1")
 
 
 def _here_document_bodies(script: str) -> list[tuple[int, int]]:
-    """Where the bodies of ``script``'s here-documents are (offsets), as bash reads them: from
-    the line after the ``<<WORD`` to the line that is the delimiter alone."""
-    out: list[tuple[int, int]] = []
+    return [(start, end) for _, start, end in here_documents(script)]
+
+
+#: where a command line writes its output: ``> notes.md``, ``>> notes.md``, ``tee -a notes.md``
+_WRITES_TO = re.compile(r"(?<![<0-9&])>>?[ \t]*([^\s<>|;&]+)|\btee[ \t]+(?:-a[ \t]+)?([^\s<>|;&-][^\s<>|;&]*)")
+
+
+def here_documents(script: str) -> list[tuple[str, int, int]]:
+    """``(file, start, end)`` of ``script``'s here-documents, as bash reads them: the body from
+    the line after the ``<<WORD`` to the line that is the delimiter alone (offsets), and the
+    file the command writes it to (``cat > notes.md <<EOF``, ``tee notes.md <<EOF``; "" for none)."""
+    out: list[tuple[str, int, int]] = []
     at = 0
     while True:
         match = _HERE_DOCUMENT.search(script, at)
@@ -86,10 +95,12 @@ def _here_document_bodies(script: str) -> list[tuple[int, int]]:
         start = script.find("\n", match.end())
         if start < 0:
             return out
+        line = script[script.rfind("\n", 0, match.start()) + 1:start]
+        written = next((w.group(1) or w.group(2) for w in _WRITES_TO.finditer(line)), "")
         delimiter = re.compile(r"^[ \t]*" + re.escape(match.group(2)) + r"[ \t]*$", re.M)
         end = delimiter.search(script, start + 1)
         stop = end.start() if end is not None else len(script)
-        out.append((start + 1, stop))
+        out.append((written.strip("'\""), start + 1, stop))
         at = stop + 1
 
 
