@@ -53,19 +53,14 @@ class Verdict:
                 return replace(self, target=target, findings=findings, by_release=(), set_label="")
         return self
 
-    def release_to_fix(self, findings: Sequence[Finding]) -> tuple[Verdict, list[Finding]]:
-        """The verdict and findings the fix planner works on for a launch judged for a set of
-        releases: those of the oldest release where one of ``findings``' codes holds (the fixes
-        of an old release pin what it needs and newer ones mostly accept; a newer release still
-        refused is planned in the next round, and a round that makes another release refuse the
-        launch is left out: :func:`flake8_replayssm.fix.codemod.fix_text`).  Judged for one
-        release, the verdict and ``findings`` themselves."""
-        return next(self.releases_to_fix(findings), (self, []))
-
     def releases_to_fix(self, findings: Sequence[Finding]) -> Iterator[tuple[Verdict, list[Finding]]]:
-        """Each release of the set where one of ``findings``' codes holds, oldest first, with its
-        verdict and findings (:meth:`release_to_fix` is the first): where no edit fixes the
-        oldest (vLLM 0.26.0 has no ReplaySSM option to fix), the planner tries the next."""
+        """What the fix planner works on for a launch judged for a set of releases: each release
+        where one of ``findings``' codes holds, oldest first, with its verdict and findings. The
+        oldest is tried first (its fixes pin what it needs and newer ones mostly accept; a newer
+        release still refused is planned in the next round, and a round that makes another
+        release refuse the launch is left out: :func:`flake8_replayssm.fix.codemod.fix_text`);
+        where no edit fixes it (vLLM 0.26.0 has no ReplaySSM option), the next. Judged for one
+        release, the verdict and ``findings`` themselves."""
         if not self.by_release:
             yield self, list(findings)
             return

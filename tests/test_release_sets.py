@@ -380,3 +380,17 @@ def test_an_sglang_release_newer_than_known_is_named_too(project, capsys):
     cli.main(["check", "--sglang-version", "0.5.23", "serve.sh"])
     out, err = capsys.readouterr()
     assert "newer than the newest" not in out + err
+
+
+@pytest.mark.parametrize("name, text", [
+    ("page.md", f'# Serve\n\n```python\nfrom vllm import LLM\nllm = LLM(model="{NANO}", use_replayssm=True)\n```\n'),
+    ("serve.ipynb", json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": [
+        f"!vllm serve {NANO} --use-replayssm"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})),
+])
+def test_fix_of_a_set_goes_past_the_oldest_release_in_pages_and_notebooks_too(project, capsys, name, text):
+    write(project / name, text)
+    cli.main(["fix", "--unsafe", "--vllm-version", "0.26.0,0.33.0", name])
+    capsys.readouterr()
+    assert "VLLM_USE_V2_MODEL_RUNNER" in (project / name).read_text()
+    code, left = check(capsys, "--vllm-version", "0.26.0,0.33.0", name)
+    assert [(f["code"], f["releases"]) for f in left] == [("RSM104", ["0.26.0"])]

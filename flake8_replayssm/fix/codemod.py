@@ -112,10 +112,9 @@ def plan_edits(text: str, kind: str, config: LintConfig, *, path: str | None = N
         if block is None:
             planner.plan_oldest_fixable(verdict, findings)
             continue
-        verdict, findings = verdict.release_to_fix(findings)
         first, source = block  # a Python fence: planned as Python on the block's own text
         sub = in_blocks.setdefault(first, Planner(source, "python", unsafe=unsafe))
-        sub.plan(*into_block(verdict, findings, first))
+        sub.plan_oldest_fixable(verdict, findings, lambda v, f, first=first: into_block(v, f, first))
     if why_not is not None:
         why_not.update(planner.why_not)
     planned = list(planner.edits)

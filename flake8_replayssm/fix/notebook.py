@@ -133,18 +133,18 @@ def plan_notebook_edits(text: str, config: LintConfig, *, path: str | None = Non
         src_lines, py_lines = src.split("\n"), (py_text or "").split("\n")
         seen: set[tuple[int, int, int, int]] = set()
         for verdict, findings in items:
-            verdict, findings = verdict.release_to_fix(findings)
-            moved = _in_cell_text(verdict, cell)
-            moved_findings = [replace(f, span=_move_span(f.span, cell)) for f in findings]
-            anchor = moved.launch.anchor
+            def in_cell(v: Any, found: list[Finding], cell: int = cell) -> tuple[Any, list[Finding]]:
+                return _in_cell_text(v, cell), [replace(f, span=_move_span(f.span, cell)) for f in found]
+
+            anchor = _in_cell_text(verdict, cell).launch.anchor
             key = span_key(anchor)
-            if key in seen and moved.launch.form == "argv":
+            if key in seen and verdict.launch.form == "argv":
                 continue
             seen.add(key)
             line = anchor.line - 1
             in_python = py is not None and 0 <= line < len(py_lines) and line < len(src_lines) \
                 and py_lines[line] == src_lines[line] and py_lines[line].strip() != ""
-            (py if in_python and py is not None else shell).plan(moved, moved_findings)
+            (py if in_python and py is not None else shell).plan_oldest_fixable(verdict, findings, in_cell)
         cell_edits = _accepted(src, shell.edits)
         if py is not None and py.edits:
             moved_py = _moved_edits(_accepted(py_text or "", py.edits), py_text or "", src)

@@ -66,12 +66,16 @@ class Planner(EnvironmentEdits):
         except OverlapError:
             del self.edits[before:]
 
-    def plan_oldest_fixable(self, verdict: Verdict, findings: Sequence[Finding]) -> None:
+    def plan_oldest_fixable(self, verdict: Verdict, findings: Sequence[Finding],
+                            moved: Callable[[Verdict, list[Finding]], tuple[Verdict, list[Finding]]] | None = None,
+                            ) -> None:
         """Plan a launch judged for a set of releases on the oldest release where an edit can be
-        planned (:meth:`.Verdict.releases_to_fix`); for one release, :meth:`plan` itself."""
+        planned (:meth:`.Verdict.releases_to_fix`); for one release, :meth:`plan` itself.
+        ``moved`` places each release's verdict and findings in this planner's text (a Python
+        fence of a page, a notebook cell)."""
         for release_verdict, release_findings in verdict.releases_to_fix(findings):
             before = len(self.edits)
-            self.plan(release_verdict, release_findings)
+            self.plan(*(moved(release_verdict, release_findings) if moved else (release_verdict, release_findings)))
             if len(self.edits) > before:
                 return
 
